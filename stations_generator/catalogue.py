@@ -1,0 +1,277 @@
+"""The POI catalogue: OSM tag filters -> category, priority tier, question subjects.
+
+The catalogue ships as ``stations_generator/data/catalogue.toml``; users extend or
+override it with their own TOML file of ``[[category]]`` tables (``--categories``):
+a table whose ``name`` exists replaces that category, a new name adds one.
+
+A tag filter is a list of alternatives; each alternative is a list of clauses that
+must all hold. Clauses use Overpass's own syntax, so the same filter both selects
+objects in a saved extract and builds the Overpass query:
+
+``k=v`` equals, ``k`` present, ``!k`` absent, ``k!=v`` differs, ``k~regex`` matches.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from .errors import InputError
+
+NOT_A_STATION = 99
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One tag condition, e.g. ``amenity=cafe`` or ``diplomatic~^consulate``."""
+
+    key: str
+    op: str  # "=", "!=", "~", "exists", "absent"
+    value: str = ""
+    pattern: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def parse(cls, text: str) -> Clause:
+        """Parse one clause written in Overpass syntax."""
+        text = text.strip()
+        if not text:
+            raise ValueError("empty tag clause")
+        if text.startswith("!"):
+            return cls(text[1:].strip(), "absent")
+        for op in ("!=", "~", "="):
+            if op in text:
+                key, value = text.split(op, 1)
+                key, value = key.strip(), value.strip()
+                if not key:
+                    raise ValueError(f"tag clause {text!r} has no key")
+                if op == "~":
+                    try:
+                        return cls(key, op, value, re.compile(value))
+                    except re.error as exc:
+                        raise ValueError(f"bad regular expression in {text!r}: {exc}") from exc
+                return cls(key, op, value)
+        return cls(text, "exists")
+
+    def holds(self, tags: Mapping[str, str]) -> bool:
+        """Whether ``tags`` satisfy the clause."""
+        value = tags.get(self.key)
+        if self.op == "=":
+            return value == self.value
+        if self.op == "exists":
+            return value is not None
+        if self.op == "absent":
+            return value is None
+        if self.op == "!=":
+            return value != self.value
+        return value is not None and self.pattern is not None and bool(self.pattern.search(value))
+
+    def overpass(self) -> str:
+        """The clause as an Overpass QL tag filter, e.g. ``["amenity"="cafe"]``."""
+        key = _ql_string(self.key)
+        if self.op == "exists":
+            return f"[{key}]"
+        if self.op == "absent":
+            return f"[!{key}]"
+        return f"[{key}{self.op}{_ql_string(self.value)}]"
+
+
+def _ql_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@dataclass(frozen=True)
+class Category:
+    """One catalogue entry."""
+
+    name: str
+    label: str
+    priority: int
+    station: bool
+    transit: bool
+    match: tuple[tuple[Clause, ...], ...]
+    subjects: tuple[str, ...]
+
+    def matches(self, tags: Mapping[str, str]) -> bool:
+        """Whether an OSM object with ``tags`` belongs to this category."""
+        return any(all(c.holds(tags) for c in alternative) for alternative in self.match)
+
+    def overpass_filters(self) -> list[str]:
+        """One Overpass filter string per alternative, e.g. ``["aeroway"="aerodrome"]["iata"]``."""
+        return ["".join(c.overpass() for c in alternative) for alternative in self.match]
+
+
+class Catalogue:
+    """An ordered set of categories with fast tag matching.
+
+    Parameters
+    ----------
+    categories : iterable of Category
+        Entries in catalogue order (names must be unique).
+    """
+
+    def __init__(self, categories: Iterable[Category]):
+        self.categories: dict[str, Category] = {}
+        for cat in categories:
+            self.categories[cat.name] = cat
+        # Index categories by the key of their first positive clause, so matching a
+        # tag dict only tests categories whose key it carries.
+        self._by_key: dict[str, list[Category]] = {}
+        self._unindexed: list[Category] = []
+        for cat in self.categories.values():
+            keys = {_index_key(alt) for alt in cat.match}
+            if None in keys:
+                self._unindexed.append(cat)
+                continue
+            for key in sorted(keys):  # type: ignore[arg-type]
+                self._by_key.setdefault(key, []).append(cat)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.categories
+
+    def __getitem__(self, name: str) -> Category:
+        return self.categories[name]
+
+    def __iter__(self):
+        return iter(self.categories.values())
+
+    def __len__(self) -> int:
+        return len(self.categories)
+
+    @property
+    def station_names(self) -> list[str]:
+        """Names of the categories that are vehicle-station candidates by default."""
+        return [c.name for c in self.categories.values() if c.station]
+
+    @property
+    def subjects(self) -> list[str]:
+        """Every question subject some category serves, sorted."""
+        return sorted({s for c in self.categories.values() for s in c.subjects})
+
+    def select(self, names: Sequence[str]) -> Catalogue:
+        """A catalogue with only ``names``; an unknown name is an :class:`InputError`."""
+        unknown = [n for n in names if n not in self.categories]
+        if unknown:
+            raise InputError(
+                f"unknown category {unknown[0]!r}; known categories: "
+                + ", ".join(sorted(self.categories))
+            )
+        wanted = set(names)
+        return Catalogue(c for c in self.categories.values() if c.name in wanted)
+
+    def matching(self, tags: Mapping[str, str]) -> list[Category]:
+        """Every category the tags belong to, in catalogue order."""
+        found: dict[str, Category] = {}
+        for key in tags:
+            for cat in self._by_key.get(key, ()):
+                if cat.name not in found and cat.matches(tags):
+                    found[cat.name] = cat
+        for cat in self._unindexed:
+            if cat.name not in found and cat.matches(tags):
+                found[cat.name] = cat
+        order = list(self.categories)
+        return sorted(found.values(), key=lambda c: order.index(c.name))
+
+    def station_category(self, tags: Mapping[str, str]) -> Category | None:
+        """The best-ranked station category the tags belong to (lowest priority, then order)."""
+        best = None
+        for cat in self.matching(tags):
+            if cat.station and (best is None or cat.priority < best.priority):
+                best = cat
+        return best
+
+    def keeps(self, tags: Mapping[str, str]) -> bool:
+        """Whether the tags belong to any category (a predicate for the OSM readers)."""
+        for key in tags:
+            for cat in self._by_key.get(key, ()):
+                if cat.matches(tags):
+                    return True
+        return any(cat.matches(tags) for cat in self._unindexed)
+
+    def overpass_filters(self) -> list[str]:
+        """Every distinct Overpass filter of the catalogue, sorted (for one batched query)."""
+        return sorted({f for cat in self.categories.values() for f in cat.overpass_filters()})
+
+
+def _index_key(alternative: tuple[Clause, ...]) -> str | None:
+    for clause in alternative:
+        if clause.op in ("=", "exists", "~"):
+            return clause.key
+    return None
+
+
+def _category_from_table(table: Mapping, source: str) -> Category:
+    try:
+        name = str(table["name"])
+        match = table["match"]
+    except KeyError as exc:
+        raise InputError(
+            f"{source}: a [[category]] has no {exc.args[0]!r}; give name and match"
+        ) from None
+    if isinstance(match, str) or not isinstance(match, list) or not match:
+        raise InputError(
+            f"{source}: category {name!r} needs match = a list of lists of tag clauses, "
+            'e.g. match = [["amenity=cafe"]]'
+        )
+    alternatives = []
+    for alt in match:
+        if isinstance(alt, str):
+            alt = [alt]
+        try:
+            alternatives.append(tuple(Clause.parse(str(c)) for c in alt))
+        except ValueError as exc:
+            raise InputError(f"{source}: category {name!r}: {exc}") from None
+    priority = int(table.get("priority", NOT_A_STATION))
+    return Category(
+        name=name,
+        label=str(table.get("label", name.replace("_", " ").capitalize())),
+        priority=priority,
+        station=bool(table.get("station", priority < NOT_A_STATION)),
+        transit=bool(table.get("transit", False)),
+        match=tuple(alternatives),
+        subjects=tuple(str(s) for s in table.get("subjects", ())),
+    )
+
+
+def _load_tables(text: str, source: str) -> list[Category]:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(
+            f"{source} is not valid TOML ({exc}); see the catalogue format in the docs"
+        ) from None
+    tables = doc.get("category")
+    if not isinstance(tables, list) or not tables:
+        raise InputError(
+            f"{source} has no [[category]] tables; see the catalogue format in the docs"
+        )
+    return [_category_from_table(t, source) for t in tables]
+
+
+def load_catalogue(extra: Sequence[Path] = ()) -> Catalogue:
+    """Load the bundled catalogue, then apply the user's catalogue files in order.
+
+    Parameters
+    ----------
+    extra : sequence of Path
+        TOML files of ``[[category]]`` tables; a known name replaces that
+        category, a new name is appended.
+
+    Returns
+    -------
+    Catalogue
+    """
+    text = resources.files("stations_generator").joinpath("data/catalogue.toml").read_text("utf-8")
+    merged = {c.name: c for c in _load_tables(text, "bundled catalogue")}
+    for path in extra:
+        path = Path(path)
+        if not path.is_file():
+            raise InputError(
+                f"category file {str(path)!r} does not exist; check the --categories path"
+            )
+        for cat in _load_tables(path.read_text("utf-8"), repr(str(path))):
+            merged[cat.name] = cat
+    return Catalogue(merged.values())

@@ -1,0 +1,302 @@
+"""The ``stations-generator`` command line (click). Thin: parse, call, report."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import UserError
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class Console:
+    """Messages to stderr by verbosity: -q shows errors only, -v adds details."""
+
+    def __init__(self, verbosity: int = 0):
+        self.verbosity = verbosity
+
+    def info(self, message: str) -> None:
+        if self.verbosity >= 0:
+            click.echo(message, err=True)
+
+    def detail(self, message: str) -> None:
+        if self.verbosity > 0:
+            click.echo(message, err=True)
+
+    def warn(self, message: str) -> None:
+        if self.verbosity >= 0:
+            click.echo(f"warning: {message}", err=True)
+
+    @property
+    def show_progress(self) -> bool:
+        """Progress bars only on an interactive terminal, never in pipes or with -q."""
+        return self.verbosity >= 0 and sys.stderr.isatty()
+
+
+class Group(click.Group):
+    """Turns user errors into one line on stderr and a non-zero exit, without a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except UserError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except OSError as exc:  # disk full, permission denied, …
+            click.echo(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
+            ctx.exit(5)
+
+
+@click.group(cls=Group, context_settings=CONTEXT)
+@click.version_option(__version__, prog_name="stations-generator")
+@click.option("-v", "--verbose", count=True, help="More detail on stderr (repeatable).")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr.")
+@click.pass_context
+def main(ctx: click.Context, verbose: int, quiet: bool) -> None:
+    """Station maps, question geometry and hiding-zone checks for Jet Lag: The Game – Hide + Seek.
+
+    Data © OpenStreetMap contributors, ODbL 1.0.
+    """
+    ctx.obj = Console(-1 if quiet else verbose)
+
+
+def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a date; write YYYY-MM-DD") from None
+
+
+def _with_progress(console: Console, items, label: str, fn: Callable):
+    if console.show_progress:
+        with click.progressbar(items, label=label, file=sys.stderr) as bar:
+            return [fn(i) for i in bar]
+    return [fn(i) for i in items]
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("play_area", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--output-dir",
+    type=click.Path(path_type=Path),
+    default=Path("out"),
+    show_default=True,
+    help="Folder for stations.geojson, stations.csv, stations.kml.",
+)
+@click.option(
+    "--osm",
+    "osm_files",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Work offline from a saved Overpass JSON or an .osm/.osm.bz2/.osm.pbf extract (repeatable).",
+)
+@click.option(
+    "--water",
+    "water_files",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Water areas to subtract, as Overpass JSON (out geom) or an extract (repeatable).",
+)
+@click.option(
+    "--exclude",
+    "exclude_files",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="GeoJSON polygons to leave out of the play area (repeatable).",
+)
+@click.option(
+    "--osm-relation", type=int, help="Online: use this OSM relation's area as the play area."
+)
+@click.option(
+    "--place", help='Online: use this named place as the play area, e.g. "Sioux Falls, SD".'
+)
+@click.option(
+    "--categories",
+    "category_files",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="TOML file of [[category]] entries that extend or override the catalogue (repeatable).",
+)
+@click.option(
+    "--category",
+    "only_categories",
+    multiple=True,
+    help="Use only these station categories (repeatable); default: every station category.",
+)
+@click.option("--no-transit", is_flag=True, help="Leave out real transit stations.")
+@click.option(
+    "--min-spacing",
+    type=click.FloatRange(min=1),
+    default=300.0,
+    show_default=True,
+    help="Metres between stations of one cluster.",
+)
+@click.option(
+    "--cluster-gap",
+    type=click.FloatRange(min=1),
+    default=1000.0,
+    show_default=True,
+    help="Metres between stations of different clusters.",
+)
+@click.option(
+    "--cluster-radius",
+    type=click.FloatRange(min=0),
+    help="Metres from a cluster's first station to its others [default: the game size's hiding radius].",
+)
+@click.option(
+    "--max-per-cluster",
+    type=click.IntRange(min=0),
+    help="Cap on non-transit stations per cluster; 0 = none [default: auto-tuned to the game size].",
+)
+@click.option(
+    "--game-size",
+    type=click.Choice(["S", "M", "L"], case_sensitive=False),
+    help="Game size [default: from the net play area: S < 259 km² ≤ M < 2590 km² ≤ L].",
+)
+@click.option(
+    "--density-radius",
+    type=click.FloatRange(min=1),
+    default=1609.0,
+    show_default=True,
+    help="Metres for the nearby count that sets the wait tier.",
+)
+@click.option(
+    "--tiers",
+    help="Wait tiers as NAME:MIN_NEARBY:MIN-MAX,… [default: dense:15:5-15,moderate:5:10-30,sparse:0:20-60].",
+)
+@click.option("--playing-hours", default="7am-7pm", show_default=True, help="Daily playing hours.")
+@click.option(
+    "--playing-days",
+    default="sat,sun",
+    show_default=True,
+    help="Playing days, e.g. sat,sun or mon-fri.",
+)
+@click.option(
+    "--play-date",
+    callback=_parse_date,
+    help="First day of the game (YYYY-MM-DD), for seasonal opening hours.",
+)
+@click.option("--no-water-subtract", is_flag=True, help="Do not subtract water from the play area.")
+@click.option(
+    "--strict-priority",
+    is_flag=True,
+    help="Pure rank-order selection, without the swaps that add stations.",
+)
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Also write candidates.geojson: every candidate with its status and reason.",
+)
+@click.option(
+    "--name", "map_name", help="Map name in the KML [default: the play area's file name]."
+)
+@click.option(
+    "--overpass-url",
+    "overpass_urls",
+    multiple=True,
+    help="Overpass endpoint (repeatable; tried in order).",
+)
+@click.option(
+    "--overpass-timeout",
+    type=click.FloatRange(min=1),
+    default=180.0,
+    show_default=True,
+    help="Seconds to wait for Overpass.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path),
+    help="Overpass cache folder [default: the user cache dir].",
+)
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the Overpass cache.")
+@click.pass_obj
+def generate(
+    console: Console,
+    play_area: Path | None,
+    output_dir: Path,
+    osm_files,
+    water_files,
+    exclude_files,
+    osm_relation,
+    place,
+    category_files,
+    only_categories,
+    no_transit,
+    min_spacing,
+    cluster_gap,
+    cluster_radius,
+    max_per_cluster,
+    game_size,
+    density_radius,
+    tiers,
+    playing_hours,
+    playing_days,
+    play_date,
+    no_water_subtract,
+    strict_priority,
+    explain,
+    map_name,
+    overpass_urls,
+    overpass_timeout,
+    cache_dir,
+    no_cache,
+) -> None:
+    """Pick vehicle stations for a play area and write GeoJSON, CSV and KML.
+
+    PLAY_AREA is a GeoJSON polygon. Offline with --osm FILE; otherwise one batched
+    Overpass query fetches the candidates and the water.
+
+    \b
+    Example (the bundled Sioux Falls data, offline):
+      stations-generator generate zones/sioux-falls.geojson \\
+        --osm examples/sioux-falls/pois.json --water examples/sioux-falls/water.json -o out/sioux-falls
+    """
+    from .generate import GenerateRequest, run_generate
+
+    sources = [s for s in (play_area, osm_relation, place) if s is not None]
+    if len(sources) != 1:
+        raise click.UsageError("give exactly one of PLAY_AREA, --osm-relation ID or --place NAME")
+    if (osm_relation is not None or place is not None) and osm_files:
+        raise click.UsageError(
+            "--osm-relation and --place fetch the area online; with --osm give a PLAY_AREA file"
+        )
+    request = GenerateRequest(
+        play_area=play_area,
+        osm_relation=osm_relation,
+        place=place,
+        output_dir=output_dir,
+        osm_files=tuple(osm_files),
+        water_files=tuple(water_files),
+        exclude_files=tuple(exclude_files),
+        category_files=tuple(category_files),
+        only_categories=tuple(only_categories),
+        include_transit=not no_transit,
+        min_spacing=min_spacing,
+        cluster_gap=cluster_gap,
+        cluster_radius=cluster_radius,
+        max_per_cluster=max_per_cluster,
+        game_size=game_size,
+        density_radius=density_radius,
+        tiers=tiers,
+        playing_hours=playing_hours,
+        playing_days=playing_days,
+        play_date=play_date,
+        water_subtract=not no_water_subtract,
+        strict_priority=strict_priority,
+        explain=explain,
+        map_name=map_name,
+        overpass_urls=tuple(overpass_urls),
+        overpass_timeout=overpass_timeout,
+        cache_dir=cache_dir,
+        use_cache=not no_cache,
+    )
+    run_generate(request, console)

@@ -1,0 +1,92 @@
+"""OSM elements -> station candidates, through the catalogue.
+
+The result is a GeoDataFrame (EPSG:4326) with these stable columns, one row per
+OSM object that belongs to a station category:
+
+=================  ==========================================================
+``id``             ``"node/123"`` (OSM type and id)
+``osm_type``       ``"node"``, ``"way"`` or ``"relation"``
+``osm_id``         OSM id (int)
+``name``           ``name`` tag, ``""`` if none
+``category``       best-ranked station category (catalogue name)
+``priority``       its tier (0 = transit … 7 = restaurants)
+``transit``        real transit station (bool)
+``subjects``       question subjects it serves, comma-separated
+``opening_hours``  ``opening_hours`` tag, ``""`` if none
+``open_during_play`` ``"yes"``, ``"no"`` or ``"unknown"``
+``quality``        0–4, see :func:`stations_generator.core.ranking.quality_score`
+``geometry``       Point (the node, or the centre of the way / relation)
+=================  ==========================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import geopandas as gpd
+import numpy as np
+
+from ..catalogue import Catalogue
+from ..osm.elements import OsmElement
+from .opening_hours import PlayWindow, open_during_play
+from .ranking import quality_score
+
+CANDIDATE_COLUMNS = (
+    "id",
+    "osm_type",
+    "osm_id",
+    "name",
+    "category",
+    "priority",
+    "transit",
+    "subjects",
+    "opening_hours",
+    "open_during_play",
+    "quality",
+)
+
+
+def elements_to_candidates(
+    elements: Iterable[OsmElement], catalogue: Catalogue, window: PlayWindow
+) -> gpd.GeoDataFrame:
+    """Station candidates from OSM elements (one row per element with a station category).
+
+    Duplicated elements (the same ``id`` read twice, e.g. from two files) are kept once.
+    """
+    rows: dict[str, dict] = {}
+    for el in elements:
+        if el.key in rows:
+            continue
+        category = catalogue.station_category(el.tags)
+        if category is None:
+            continue
+        subjects = sorted({s for c in catalogue.matching(el.tags) for s in c.subjects})
+        hours = el.tags.get("opening_hours", "")
+        rows[el.key] = {
+            "id": el.key,
+            "osm_type": el.osm_type,
+            "osm_id": int(el.osm_id),
+            "name": el.tags.get("name", "").strip(),
+            "category": category.name,
+            "priority": int(category.priority),
+            "transit": bool(category.transit),
+            "subjects": ",".join(subjects),
+            "opening_hours": hours,
+            "open_during_play": open_during_play(hours, window),
+            "quality": quality_score(el.tags),
+            "lon": float(el.lon),
+            "lat": float(el.lat),
+        }
+    ordered = sorted(
+        rows.values(), key=lambda r: ({"node": 0, "way": 1}.get(r["osm_type"], 2), r["osm_id"])
+    )
+    lon = np.array([r.pop("lon") for r in ordered], float)
+    lat = np.array([r.pop("lat") for r in ordered], float)
+    frame = gpd.GeoDataFrame(
+        {col: [r[col] for r in ordered] for col in CANDIDATE_COLUMNS},
+        geometry=gpd.points_from_xy(lon, lat),
+        crs="EPSG:4326",
+    )
+    return frame.astype(
+        {"osm_id": "int64", "priority": "int64", "quality": "int64", "transit": bool}
+    )

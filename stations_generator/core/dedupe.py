@@ -1,0 +1,70 @@
+"""Same-site duplicates: one real place mapped twice.
+
+Two candidates within ``radius_m`` (50 m by default) are one site when they share a
+name (case- and space-insensitive), or when their categories are a known same-site
+pair (a fuel station and its convenience shop). The better-ranked one stays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .spacing import NeighbourIndex
+
+DEFAULT_RADIUS_M = 50.0
+# Category pairs that are one site when close: the peer lists a fuel station
+# tagged shop=convenience twice.
+SAME_SITE_PAIRS = frozenset({frozenset({"gas_station", "convenience_store"})})
+
+
+def _norm(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
+def find_duplicates(
+    index: NeighbourIndex,
+    order: np.ndarray,
+    names: np.ndarray,
+    categories: np.ndarray,
+    radius_m: float = DEFAULT_RADIUS_M,
+) -> np.ndarray:
+    """For each candidate, the index of the better-ranked candidate it duplicates, or -1.
+
+    Parameters
+    ----------
+    index : NeighbourIndex
+        Neighbourhoods of radius at least ``radius_m``.
+    order : int array
+        Candidate indices, best first.
+    names, categories : arrays of str
+    radius_m : float
+
+    Returns
+    -------
+    int array
+    """
+    n = len(index)
+    dup_of = np.full(n, -1, np.int64)
+    order = np.asarray(order, np.int64)
+    rank = np.full(n, n, np.int64)  # n = not taking part (e.g. excluded)
+    rank[order] = np.arange(len(order))
+    # Only pairs this close matter: a small subset of the neighbourhoods.
+    rows = np.repeat(np.arange(n), np.diff(index.indptr))
+    close = index.distances <= radius_m
+    rows, cols = rows[close], index.indices[close]
+    later = (rank[cols] > rank[rows]) & (rank[cols] < n)
+    rows, cols = rows[later], cols[later]
+    if not len(rows):
+        return dup_of
+    pairs = sorted(
+        zip(rank[rows].tolist(), rank[cols].tolist(), rows.tolist(), cols.tolist(), strict=True)
+    )
+    normed = {i: _norm(str(names[i])) for i in set(rows.tolist()) | set(cols.tolist())}
+    for _, _, i, j in pairs:
+        if dup_of[i] >= 0 or dup_of[j] >= 0:
+            continue
+        same_name = normed[i] != "" and normed[i] == normed[j]
+        pair = frozenset({categories[i], categories[j]}) in SAME_SITE_PAIRS
+        if same_name or pair:
+            dup_of[j] = i
+    return dup_of

@@ -1,0 +1,283 @@
+"""The vehicle-station map, from candidates to stations (pure: no I/O).
+
+Steps, each in its own module:
+
+1. net area = play area − water − exclusions; game size from it (:mod:`.gamesize`);
+2. candidates outside the play area are dropped, those inside an exclusion are
+   rejected as ``excluded``;
+3. ranking (:mod:`.ranking`) and same-site de-duplication (:mod:`.dedupe`);
+4. local density and wait tiers (:mod:`.density`);
+5. two-tier spacing with the per-cluster cap, auto-tuned to the game size's station
+   band when not given (:mod:`.spacing`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import geopandas as gpd
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from ..errors import NoDataError
+from .dedupe import DEFAULT_RADIUS_M, find_duplicates
+from .density import DEFAULT_DENSITY_RADIUS_M, DEFAULT_TIERS, WaitTier, assign_tiers, nearby_counts
+from .gamesize import GAME_SIZES, HIDING_RADIUS_M, STATION_BANDS, infer_game_size
+from .geodesy import LocalFrame, geodesic_area_km2
+from .ranking import rank_order
+from .spacing import NeighbourIndex, SpacingResult, SpacingRules, select_stations
+
+EXCLUDED = "excluded"
+DUPLICATE = "duplicate"
+AUTO_TUNE_CAPS = tuple(range(1, 13))  # the peer's sweep
+MIN_NET_AREA_KM2 = 1e-4  # 100 m²: below this, boolean-op slivers, not a play area
+
+STATION_COLUMNS = (
+    "id",
+    "osm_type",
+    "osm_id",
+    "name",
+    "category",
+    "priority",
+    "cluster_id",
+    "wait_min",
+    "wait_max",
+    "density_tier",
+    "nearby_count",
+    "open_during_play",
+    "opening_hours",
+)
+
+
+@dataclass(frozen=True)
+class StationMapOptions:
+    """Everything that tunes the station map (defaults are the game's numbers).
+
+    Attributes
+    ----------
+    min_spacing_m, cluster_gap_m : float
+        The two-tier rule: 300 m within a cluster, 1000 m between clusters.
+    cluster_radius_m : float or None
+        Cluster extent from its seed; None = the game size's hiding radius.
+    max_per_cluster : int or None
+        Cap on non-transit stations per cluster; 0 = none; None = auto-tune.
+    game_size : str or None
+        "S", "M" or "L"; None = inferred from the net area.
+    density_radius_m : float
+        Radius for the nearby count (1609 m).
+    tiers : tuple of WaitTier
+    dedupe_radius_m : float
+        Same-site duplicates lie within this distance (50 m).
+    strict_priority : bool
+        Skip the count-improving swaps; keep the pure rank-order greedy.
+    """
+
+    min_spacing_m: float = 300.0
+    cluster_gap_m: float = 1000.0
+    cluster_radius_m: float | None = None
+    max_per_cluster: int | None = None
+    game_size: str | None = None
+    density_radius_m: float = DEFAULT_DENSITY_RADIUS_M
+    tiers: tuple[WaitTier, ...] = DEFAULT_TIERS
+    dedupe_radius_m: float = DEFAULT_RADIUS_M
+    strict_priority: bool = False
+
+
+@dataclass
+class StationMap:
+    """The result: stations, every candidate with its fate, and how it was decided."""
+
+    stations: gpd.GeoDataFrame
+    candidates: gpd.GeoDataFrame
+    play_area: BaseGeometry
+    net_area: BaseGeometry
+    net_area_km2: float
+    game_size: str
+    game_size_inferred: bool
+    rules: SpacingRules
+    cap_auto: bool
+    cap_trail: list[tuple[int, int]] = field(default_factory=list)
+    exclusions: list[BaseGeometry] = field(default_factory=list)
+
+    @property
+    def cluster_count(self) -> int:
+        """Number of clusters."""
+        return int(self.stations["cluster_id"].nunique()) if len(self.stations) else 0
+
+
+def net_play_area(
+    play_area: BaseGeometry, water: Sequence[BaseGeometry], exclusions: Sequence[BaseGeometry]
+) -> BaseGeometry:
+    """Play area minus water and exclusions (planar boolean ops on lon/lat; topology only)."""
+    remove = [g for g in (*water, *exclusions) if not g.is_empty]
+    if not remove:
+        return play_area
+    return shapely.make_valid(play_area.difference(shapely.union_all(remove)))
+
+
+def _spacing_inputs(points: gpd.GeoSeries, bounds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    frame = LocalFrame.for_bounds(bounds)
+    lon, lat = points.x.to_numpy(), points.y.to_numpy()
+    x, y = frame.project(lon, lat)
+    return x, y, frame.scale_factors(lon, lat)
+
+
+def build_station_map(
+    play_area: BaseGeometry,
+    candidates: gpd.GeoDataFrame,
+    options: StationMapOptions = StationMapOptions(),
+    *,
+    water: Sequence[BaseGeometry] = (),
+    exclusions: Sequence[BaseGeometry] = (),
+) -> StationMap:
+    """Pick the stations of a play area.
+
+    Parameters
+    ----------
+    play_area : shapely (Multi)Polygon, WGS84
+    candidates : GeoDataFrame
+        From :func:`stations_generator.core.candidates.elements_to_candidates`.
+    options : StationMapOptions
+    water, exclusions : sequences of shapely polygons, WGS84
+        Subtracted from the play area; candidates inside an exclusion are rejected.
+
+    Returns
+    -------
+    StationMap
+
+    Raises
+    ------
+    NoDataError
+        Nothing left of the area after exclusions, or no candidate inside it.
+    """
+    exclusion_area = shapely.union_all(list(exclusions)) if exclusions else None
+    land = net_play_area(play_area, water, ())
+    net = net_play_area(land, (), exclusions)
+    net_km2 = geodesic_area_km2(net)
+    if net.is_empty or net_km2 < MIN_NET_AREA_KM2:
+        raise NoDataError(
+            "nothing is left of the play area after the exclusions; check the --exclude files"
+        )
+    if options.game_size is None:
+        game_size, inferred = infer_game_size(net_km2), True
+    else:
+        game_size, inferred = options.game_size.upper(), False
+        if game_size not in GAME_SIZES:
+            raise ValueError(f"game size must be one of {', '.join(GAME_SIZES)}")
+
+    inside = candidates[candidates.geometry.covered_by(play_area)].reset_index(drop=True)
+    if len(inside) == 0:
+        raise NoDataError(
+            "no station candidates inside the play area; check that the OSM data covers it "
+            "and that the categories exist there"
+        )
+    n = len(inside)
+    reason = np.full(n, "", dtype=object)
+    conflict = np.full(n, "", dtype=object)
+    if exclusion_area is not None:
+        excluded = inside.geometry.covered_by(exclusion_area).to_numpy()
+        reason[excluded] = EXCLUDED
+
+    if (reason == EXCLUDED).all():
+        raise NoDataError(
+            "every station candidate lies inside an exclusion; check the --exclude files"
+        )
+    x, y, scale = _spacing_inputs(inside.geometry, play_area.bounds)
+    order = rank_order(inside)
+    ids = inside["id"].to_numpy()
+
+    # Density counts every other (non-excluded) candidate, duplicates too: a fuel
+    # station with its shop is still a busy spot.
+    active = reason == ""
+    counts = np.zeros(n, np.int64)
+    counts[active] = nearby_counts(x[active], y[active], scale[active], options.density_radius_m)
+
+    rules_radius = options.cluster_radius_m
+    if rules_radius is None:
+        rules_radius = HIDING_RADIUS_M[game_size]
+    base_rules = SpacingRules(
+        min_spacing_m=options.min_spacing_m,
+        cluster_gap_m=options.cluster_gap_m,
+        cluster_radius_m=rules_radius,
+        max_per_cluster=options.max_per_cluster or 0,
+    )
+    index = NeighbourIndex(x, y, scale, max(options.cluster_gap_m, options.dedupe_radius_m))
+    active_order = order[active[order]]
+    dup_of = find_duplicates(
+        index,
+        active_order,
+        inside["name"].to_numpy(),
+        inside["category"].to_numpy(),
+        options.dedupe_radius_m,
+    )
+    dups = dup_of >= 0
+    reason[dups] = DUPLICATE
+    conflict[dups] = ids[dup_of[dups]]
+    spacing_order = order[(reason == "")[order]]
+    transit = inside["transit"].to_numpy(bool)
+
+    def run(rules: SpacingRules) -> SpacingResult:
+        return select_stations(
+            index, spacing_order, rules, transit, improve=not options.strict_priority
+        )
+
+    cap_trail: list[tuple[int, int]] = []
+    cap_auto = options.max_per_cluster is None
+    if cap_auto:
+        lo, hi = STATION_BANDS[game_size]
+        best: tuple[int, int, SpacingResult] | None = None
+        chosen = None
+        for cap in AUTO_TUNE_CAPS:
+            rules = SpacingRules(**{**base_rules.__dict__, "max_per_cluster": cap})
+            result = run(rules)
+            cap_trail.append((cap, result.count))
+            if lo <= result.count <= hi:
+                chosen = (rules, result)
+                break
+            miss = max(lo - result.count, result.count - hi, 0)
+            if best is None or miss < best[0]:
+                best = (miss, cap, result)
+        if chosen is None:
+            assert best is not None
+            chosen = (SpacingRules(**{**base_rules.__dict__, "max_per_cluster": best[1]}), best[2])
+        rules, result = chosen
+    else:
+        rules, result = base_rules, run(base_rules)
+
+    spaced = spacing_order
+    reason[spaced] = result.reason[spaced]
+    blockers = result.conflict[spaced]
+    conflict[spaced] = np.where(blockers >= 0, ids[np.maximum(blockers, 0)], "")
+    kept = result.kept
+    tiers = assign_tiers(counts, options.tiers)
+
+    out = inside.copy()
+    out["status"] = np.where(kept, "kept", "rejected")
+    out["reason"] = reason
+    out["conflict_with"] = conflict
+    out["cluster_id"] = result.cluster_id.astype(np.int64)
+    out["seed"] = result.seed
+    out["nearby_count"] = counts
+    out["density_tier"] = [t.name for t in tiers]
+    out["wait_min"] = np.array([t.wait_min for t in tiers], np.int64)
+    out["wait_max"] = np.array([t.wait_max for t in tiers], np.int64)
+    out = out.iloc[order].reset_index(drop=True)  # best-ranked first
+
+    stations = out[out["status"] == "kept"]
+    stations = stations.sort_values(["cluster_id", "id"], kind="stable").reset_index(drop=True)
+    stations = gpd.GeoDataFrame(stations[[*STATION_COLUMNS, "geometry"]], crs="EPSG:4326")
+    return StationMap(
+        stations=stations,
+        candidates=gpd.GeoDataFrame(out, crs="EPSG:4326"),
+        play_area=play_area,
+        net_area=net,
+        net_area_km2=net_km2,
+        game_size=game_size,
+        game_size_inferred=inferred,
+        rules=rules,
+        cap_auto=cap_auto,
+        cap_trail=cap_trail,
+        exclusions=list(exclusions),
+    )

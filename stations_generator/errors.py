@@ -1,0 +1,33 @@
+"""User-facing errors.
+
+Every error a user can cause (bad file, bad option, unreachable Overpass) is a
+:class:`UserError`. The CLI prints its message as one line on stderr and exits
+non-zero, without a traceback.
+"""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """An error caused by the user's input or environment, with a one-line message.
+
+    The message names the problem and, where there is one, the fix.
+    """
+
+    exit_code = 2
+
+
+class InputError(UserError):
+    """A file or option the user gave is unusable (missing, wrong type, bad geometry...)."""
+
+
+class NoDataError(UserError):
+    """The inputs are valid but leave nothing to work with (empty area, no candidates)."""
+
+    exit_code = 3
+
+
+class OverpassError(UserError):
+    """Overpass could not be reached or answered with an error after every retry."""
+
+    exit_code = 4

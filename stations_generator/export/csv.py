@@ -1,0 +1,114 @@
+"""CSV output in the column layout of the peer tool ramblin-dev/rural-jet-lag.
+
+Using the peer's exact header lets its users switch tools without touching the
+spreadsheets or scripts that read the file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from stations_generator.export.atomic import atomic_write_text
+from stations_generator.export.geojson import STATION_PROPERTIES, station_records
+
+__all__ = ["CSV_DECIMALS", "PEER_COLUMNS", "stations_csv", "write_stations_csv"]
+
+PEER_COLUMNS: tuple[str, ...] = (
+    "name",
+    "category",
+    "cluster_id",
+    "latitude",
+    "longitude",
+    "wait_min_minutes",
+    "wait_max_minutes",
+    "density_tier",
+    "nearby_poi_count",
+    "open_during_play",
+    "opening_hours",
+    "osm_type",
+    "osm_id",
+)
+"""The peer's CSV header, in its order."""
+
+CSV_DECIMALS = 6
+"""Decimals written for latitude/longitude (the peer's precision, about 0.1 m)."""
+
+# Peer column -> station field (latitude/longitude come from the geometry).
+_FIELD_FOR_COLUMN = {
+    "name": "name",
+    "category": "category",
+    "cluster_id": "cluster_id",
+    "wait_min_minutes": "wait_min",
+    "wait_max_minutes": "wait_max",
+    "density_tier": "density_tier",
+    "nearby_poi_count": "nearby_count",
+    "open_during_play": "open_during_play",
+    "opening_hours": "opening_hours",
+    "osm_type": "osm_type",
+    "osm_id": "osm_id",
+}
+
+
+def _degrees(value: float) -> str:
+    return f"{round(value, CSV_DECIMALS) + 0.0:.{CSV_DECIMALS}f}"
+
+
+def _cell(value: Any) -> Any:
+    return "" if value is None else value
+
+
+def stations_csv(stations: pd.DataFrame) -> str:
+    """Render the stations as CSV text with the peer's columns.
+
+    Columns are exactly :data:`PEER_COLUMNS`; latitude and longitude have
+    :data:`CSV_DECIMALS` decimals; quoting is the :mod:`csv` module's minimal
+    quoting; lines end with ``"\\n"``; rows are ordered by ``(cluster_id, id)``.
+    Missing values are written as empty cells.
+
+    Parameters
+    ----------
+    stations : geopandas.GeoDataFrame
+        The stations (EPSG:4326, Point geometries).
+
+    Returns
+    -------
+    str
+        The CSV text including the header line.
+
+    Raises
+    ------
+    ValueError
+        If a station geometry is not a Point.
+    """
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(PEER_COLUMNS)
+    for record in station_records(stations, STATION_PROPERTIES):
+        row: list[Any] = []
+        for column in PEER_COLUMNS:
+            if column == "latitude":
+                row.append(_degrees(record.lat_raw))
+            elif column == "longitude":
+                row.append(_degrees(record.lon_raw))
+            else:
+                row.append(_cell(record.properties[_FIELD_FOR_COLUMN[column]]))
+        writer.writerow(row)
+    return buffer.getvalue()
+
+
+def write_stations_csv(path: Path, stations: pd.DataFrame) -> None:
+    """Write :func:`stations_csv` output to ``path`` atomically (UTF-8, no BOM).
+
+    Parameters
+    ----------
+    path : Path
+        Destination file (parent directories are created).
+    stations : geopandas.GeoDataFrame
+        The stations.
+    """
+    atomic_write_text(Path(path), stations_csv(stations))

@@ -1,0 +1,343 @@
+"""KML 2.2 output for Google My Maps / Google Earth.
+
+Layout::
+
+    Document
+      name, description (OSM attribution)
+      Style cat-<category> ...      one per category, coloured pushpin
+      Style play-area, exclusion    polygon styles
+      Folder "Play area"            the play area Placemark
+      Folder "Exclusions"           (only when there are exclusions)
+      Folder "Cluster 1" ...        one Placemark per station
+
+The text is deterministic (no timestamps, fixed ordering) and pretty-printed.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+import pandas as pd
+from shapely.geometry import MultiPolygon, Polygon
+from shapely.geometry.base import BaseGeometry
+
+from stations_generator.export.atomic import atomic_write_text
+from stations_generator.export.geojson import (
+    ATTRIBUTION,
+    STATION_PROPERTIES,
+    StationRecord,
+    polygon_rings,
+    round_coord,
+    station_records,
+)
+
+__all__ = ["CATEGORY_COLOURS", "ICON_HREF", "KML_NS", "stations_kml", "write_kml"]
+
+KML_NS = "http://www.opengis.net/kml/2.2"
+ICON_HREF = "https://maps.google.com/mapfiles/kml/pushpin/wht-pushpin.png"
+"""Google's standard white pushpin; IconStyle ``color`` tints it per category."""
+
+OSM_BASE_URL = "https://www.openstreetmap.org"
+
+CATEGORY_COLOURS: dict[str, str] = {
+    # transit
+    "bus_station": "1565c0",
+    "train_station": "0d47a1",
+    "tram_stop": "1976d2",
+    "subway_station": "283593",
+    "ferry_terminal": "00838f",
+    "cable_car_station": "00695c",
+    # culture / leisure
+    "museum": "6a1b9a",
+    "attraction": "ad1457",
+    "arcade": "c2185b",
+    "park": "2e7d32",
+    "nature_reserve": "1b5e20",
+    "rest_area": "558b2f",
+    # shops / services
+    "gas_station": "e65100",
+    "supermarket": "f9a825",
+    "convenience_store": "fbc02d",
+    "department_store": "ff8f00",
+    "bookstore": "795548",
+    # food / drink
+    "cafe": "8d6e63",
+    "restaurant": "d32f2f",
+    "fast_food": "f4511e",
+    "bar": "5d4037",
+    "pub": "4e342e",
+}
+"""Fixed RGB colour (``rrggbb``) per known category."""
+
+_FALLBACK_PALETTE: tuple[str, ...] = (
+    "e53935", "8e24aa", "3949ab", "039be5", "00897b",
+    "7cb342", "fdd835", "fb8c00", "6d4c41", "546e7a",
+)  # fmt: skip
+"""Colours for categories not in :data:`CATEGORY_COLOURS` (chosen by a stable hash)."""
+
+_PLAY_AREA_RGB = "1565c0"
+_EXCLUSION_RGB = "c62828"
+
+# Characters XML 1.0 cannot carry at all (even escaped).
+_XML_INVALID = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_SLUG_INVALID = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def _text(value: Any) -> str:
+    return _XML_INVALID.sub("", "" if value is None else str(value))
+
+
+def _sub(parent: ET.Element, tag: str, text: Any = None) -> ET.Element:
+    element = ET.SubElement(parent, tag)
+    if text is not None:
+        element.text = _text(text)
+    return element
+
+
+def _kml_colour(rgb: str, alpha: str = "ff") -> str:
+    """``rrggbb`` -> KML's ``aabbggrr``."""
+    return f"{alpha}{rgb[4:6]}{rgb[2:4]}{rgb[0:2]}".lower()
+
+
+def _category_slug(category: str) -> str:
+    return _SLUG_INVALID.sub("_", category) or "unknown"
+
+
+def _category_rgb(category: str) -> str:
+    if category in CATEGORY_COLOURS:
+        return CATEGORY_COLOURS[category]
+    index = zlib.crc32(category.encode("utf-8")) % len(_FALLBACK_PALETTE)
+    return _FALLBACK_PALETTE[index]
+
+
+def _number(value: float) -> str:
+    text = f"{round_coord(value):.7f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _ring_text(ring: list[list[float]]) -> str:
+    return " ".join(f"{_number(lon)},{_number(lat)},0" for lon, lat in ring)
+
+
+def _polygons(geometry: BaseGeometry) -> list[Polygon]:
+    if isinstance(geometry, Polygon):
+        return [] if geometry.is_empty else [geometry]
+    if isinstance(geometry, MultiPolygon):
+        return [p for p in geometry.geoms if not p.is_empty]
+    raise TypeError(f"expected a Polygon or MultiPolygon, got {geometry.geom_type}")
+
+
+def _add_polygon(parent: ET.Element, polygon: Polygon) -> None:
+    rings = polygon_rings(polygon)
+    element = _sub(parent, "Polygon")
+    outer = _sub(_sub(element, "outerBoundaryIs"), "LinearRing")
+    _sub(outer, "coordinates", _ring_text(rings[0]))
+    for hole in rings[1:]:
+        inner = _sub(_sub(element, "innerBoundaryIs"), "LinearRing")
+        _sub(inner, "coordinates", _ring_text(hole))
+
+
+def _area_placemark(parent: ET.Element, name: str, style: str, geometry: BaseGeometry) -> bool:
+    polygons = _polygons(geometry)
+    if not polygons:
+        return False
+    placemark = _sub(parent, "Placemark")
+    _sub(placemark, "name", name)
+    _sub(placemark, "styleUrl", f"#{style}")
+    target = placemark if len(polygons) == 1 else _sub(placemark, "MultiGeometry")
+    for polygon in polygons:
+        _add_polygon(target, polygon)
+    return True
+
+
+def _area_style(document: ET.Element, style_id: str, rgb: str) -> None:
+    style = _sub(document, "Style")
+    style.set("id", style_id)
+    line = _sub(style, "LineStyle")
+    _sub(line, "color", _kml_colour(rgb))
+    _sub(line, "width", "2")
+    poly = _sub(style, "PolyStyle")
+    _sub(poly, "color", _kml_colour(rgb, "33"))
+
+
+def _category_style(document: ET.Element, category: str) -> None:
+    style = _sub(document, "Style")
+    style.set("id", f"cat-{_category_slug(category)}")
+    icon_style = _sub(style, "IconStyle")
+    _sub(icon_style, "color", _kml_colour(_category_rgb(category)))
+    _sub(icon_style, "scale", "1.1")
+    icon = _sub(icon_style, "Icon")
+    _sub(icon, "href", ICON_HREF)
+    hot_spot = _sub(icon_style, "hotSpot")
+    for key, value in (("x", "20"), ("y", "2"), ("xunits", "pixels"), ("yunits", "pixels")):
+        hot_spot.set(key, value)
+
+
+def _wait_text(props: dict[str, Any]) -> str:
+    low, high = props.get("wait_min"), props.get("wait_max")
+    if low is None and high is None:
+        wait = "unknown"
+    elif low is None or high is None or low == high:
+        wait = f"{low if low is not None else high} min"
+    else:
+        wait = f"{low}–{high} min"
+    details = []
+    if props.get("density_tier"):
+        details.append(str(props["density_tier"]))
+    if props.get("nearby_count") is not None:
+        details.append(f"{props['nearby_count']} nearby")
+    return f"{wait} ({', '.join(details)})" if details else wait
+
+
+def _osm_url(props: dict[str, Any]) -> str | None:
+    osm_type, osm_id = props.get("osm_type"), props.get("osm_id")
+    if osm_type and osm_id is not None:
+        return f"{OSM_BASE_URL}/{osm_type}/{osm_id}"
+    station_id = props.get("id")
+    if station_id and "/" in station_id:
+        return f"{OSM_BASE_URL}/{station_id}"
+    return None
+
+
+def _description(props: dict[str, Any]) -> str:
+    category = str(props.get("category") or "unknown").replace("_", " ")
+    lines = [
+        f"Category: {category}",
+        f"Wait: {_wait_text(props)}",
+        f"Open during play: {props.get('open_during_play') or 'unknown'}",
+        f"Opening hours: {props.get('opening_hours') or 'not in OSM'}",
+    ]
+    url = _osm_url(props)
+    if url:
+        lines.append(f"OpenStreetMap: {url}")
+    return "\n".join(lines)
+
+
+def _placemark_name(props: dict[str, Any]) -> str:
+    if props.get("name"):
+        return str(props["name"])
+    category = str(props.get("category") or "station").replace("_", " ")
+    return f"Unnamed {category}"
+
+
+def _station_placemark(folder: ET.Element, record: StationRecord) -> None:
+    props = record.properties
+    placemark = _sub(folder, "Placemark")
+    _sub(placemark, "name", _placemark_name(props))
+    _sub(placemark, "description", _description(props))
+    _sub(placemark, "styleUrl", f"#cat-{_category_slug(str(props.get('category') or ''))}")
+    extended = _sub(placemark, "ExtendedData")
+    for field in STATION_PROPERTIES:
+        data = _sub(extended, "Data")
+        data.set("name", field)
+        value = props.get(field)
+        _sub(data, "value", "" if value is None else value)
+    point = _sub(placemark, "Point")
+    _sub(point, "coordinates", f"{_number(record.lon)},{_number(record.lat)}")
+
+
+def _cluster_label(cluster: Any) -> str:
+    return "Unclustered" if cluster is None else f"Cluster {cluster}"
+
+
+def stations_kml(
+    stations: pd.DataFrame,
+    play_area: BaseGeometry | None,
+    exclusions: Iterable[BaseGeometry] = (),
+    *,
+    name: str = "Stations",
+) -> str:
+    """Render the station map as a KML 2.2 document Google My Maps can import.
+
+    Parameters
+    ----------
+    stations : geopandas.GeoDataFrame
+        The stations (EPSG:4326, Point geometries).
+    play_area : shapely Polygon or MultiPolygon, or None
+        The play area in WGS84 (holes allowed). ``None`` leaves the "Play area"
+        folder empty.
+    exclusions : iterable of shapely Polygon or MultiPolygon
+        Excluded areas; written to an "Exclusions" folder when there are any.
+    name : str
+        The document name shown by the map application.
+
+    Returns
+    -------
+    str
+        UTF-8-ready XML text with an XML declaration and a trailing newline.
+        Station Placemarks carry a name, a plain-text description (category,
+        wait range, open during play, opening hours, OSM link), a ``styleUrl``
+        ``#cat-<category>``, ``ExtendedData`` with the GeoJSON station
+        properties, and a ``lon,lat`` Point.
+
+    Raises
+    ------
+    ValueError
+        If a station geometry is not a Point.
+    TypeError
+        If an area is not a Polygon or MultiPolygon.
+    """
+    records = station_records(stations)
+    root = ET.Element("kml", {"xmlns": KML_NS})
+    document = _sub(root, "Document")
+    _sub(document, "name", name)
+    _sub(document, "description", f"Map data {ATTRIBUTION}")
+
+    categories = sorted({str(r.properties.get("category") or "") for r in records})
+    seen_slugs: set[str] = set()
+    for category in categories:
+        slug = _category_slug(category)
+        if slug not in seen_slugs:
+            seen_slugs.add(slug)
+            _category_style(document, category)
+    _area_style(document, "play-area", _PLAY_AREA_RGB)
+    _area_style(document, "exclusion", _EXCLUSION_RGB)
+
+    play_folder = _sub(document, "Folder")
+    _sub(play_folder, "name", "Play area")
+    if play_area is not None and not _area_placemark(
+        play_folder, "Play area", "play-area", play_area
+    ):
+        raise ValueError("the play area is empty")
+
+    exclusion_folder: ET.Element | None = None
+    number = 0
+    for exclusion in exclusions:
+        if exclusion_folder is None:
+            exclusion_folder = ET.Element("Folder")
+            _sub(exclusion_folder, "name", "Exclusions")
+        if _area_placemark(exclusion_folder, f"Exclusion {number + 1}", "exclusion", exclusion):
+            number += 1
+    if exclusion_folder is not None and number:
+        document.append(exclusion_folder)
+
+    folders: dict[Any, ET.Element] = {}
+    for record in records:  # already ordered by (cluster_id, id)
+        cluster = record.properties.get("cluster_id")
+        if cluster not in folders:
+            folder = _sub(document, "Folder")
+            _sub(folder, "name", _cluster_label(cluster))
+            folders[cluster] = folder
+        _station_placemark(folders[cluster], record)
+
+    ET.indent(root, space="  ")
+    body = ET.tostring(root, encoding="unicode", short_empty_elements=False)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def write_kml(path: Path, text: str) -> None:
+    """Write KML text (from :func:`stations_kml`) to ``path`` atomically as UTF-8.
+
+    Parameters
+    ----------
+    path : Path
+        Destination file (parent directories are created).
+    text : str
+        The KML document.
+    """
+    atomic_write_text(Path(path), text)

@@ -1,0 +1,967 @@
+"""Overpass API client and the one parser for Overpass JSON.
+
+Everything that talks to Overpass, or reads an Overpass response saved on disk,
+goes through this module:
+
+* :class:`OverpassClient` POSTs a query, retries politely, falls back to other
+  instances and caches successful responses on disk.
+* :func:`parse_overpass_json` turns a response (or a bare list of elements) into
+  :class:`~stations_generator.osm.elements.OsmElement` records.
+* :func:`water_polygons_from_overpass_json` turns an ``out geom`` water response
+  into shapely polygons.
+* :func:`read_overpass_json_file` loads a saved response with friendly errors.
+
+Retry policy of :meth:`OverpassClient.fetch`, per endpoint, up to ``max_tries``
+requests:
+
+* HTTP 429, 502, 503, 504, socket timeouts, dropped connections and 200 responses
+  whose ``remark`` starts with ``"runtime error"`` are retried after
+  ``min(backoff * 2**k, max_backoff)`` seconds (``k`` = 0 for the first retry), or
+  after ``Retry-After`` seconds (also capped at ``max_backoff``) when the server
+  sends that header.
+* A refused connection, an unknown host name, a redirect and any other HTTP error
+  status (403, 404, 500...) give up on that endpoint at once and move on to the
+  next one.
+* HTTP 400 (Overpass's answer to a query it cannot parse) and a 200 response that
+  is not JSON, or not shaped like an Overpass response, raise
+  :class:`~stations_generator.errors.OverpassError` at once: every instance
+  would answer the same query the same way, so neither a retry nor another
+  endpoint can help (a non-JSON answer usually means the query lacks
+  ``[out:json]``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import hashlib
+import html
+import http.client
+import json
+import math
+import os
+import re
+import socket
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from http import HTTPStatus
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import overpy
+import shapely
+from shapely.geometry import LineString, Polygon
+from shapely.geometry.base import BaseGeometry
+from shapely.ops import polygonize, unary_union
+
+from stations_generator.errors import InputError, OverpassError
+from stations_generator.osm.elements import OsmElement
+
+__all__ = [
+    "DEFAULT_ENDPOINTS",
+    "DEFAULT_USER_AGENT",
+    "OverpassClient",
+    "default_cache_dir",
+    "parse_overpass_json",
+    "read_overpass_json_file",
+    "water_polygons_from_overpass_json",
+]
+
+#: Public Overpass instances, tried in this order.
+DEFAULT_ENDPOINTS: tuple[str, ...] = (
+    "https://overpass-api.de/api/interpreter",
+    "https://overpass.private.coffee/api/interpreter",
+)
+
+#: Appended to the User-Agent as ``(+URL)`` when set; Overpass operators ask
+#: clients to identify themselves. Left empty until the project has a public home.
+PROJECT_URL = ""
+
+#: HTTP statuses that mean "busy, try again later".
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+
+_TYPE_ORDER = {"node": 0, "way": 1, "relation": 2}
+_AREA_RELATION_TYPES = frozenset({"multipolygon", "boundary"})
+
+
+def _package_version() -> str:
+    try:
+        return metadata.version("stations-generator")
+    except metadata.PackageNotFoundError:
+        return "dev"
+
+
+def _default_user_agent() -> str:
+    agent = f"stations-generator/{_package_version()}"
+    return f"{agent} (+{PROJECT_URL})" if PROJECT_URL else agent
+
+
+DEFAULT_USER_AGENT = _default_user_agent()
+
+
+def default_cache_dir() -> Path:
+    """Return the per-user directory where Overpass responses are cached.
+
+    Returns
+    -------
+    pathlib.Path
+        ``<base>/stations-generator/overpass`` where ``<base>`` is
+        ``%LOCALAPPDATA%`` on Windows (falling back to ``~/AppData/Local``) and
+        ``$XDG_CACHE_HOME`` elsewhere (falling back to ``~/.cache``; a relative
+        ``XDG_CACHE_HOME`` is ignored, as the XDG spec requires). The directory is
+        not created here.
+    """
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA")
+        base = Path(local) if local else Path.home() / "AppData" / "Local"
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return base / "stations-generator" / "overpass"
+
+
+# --------------------------------------------------------------------------- #
+# Response shape checks shared by the client, the file reader and the parsers
+# --------------------------------------------------------------------------- #
+
+
+def _elements_of(data: object) -> list[Any] | None:
+    """The element list of a response envelope or bare list, or None if neither."""
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict) and isinstance(data.get("elements"), list):
+        return data["elements"]
+    return None
+
+
+def _shape_problem(data: object) -> str | None:
+    """Describe why ``data`` is not Overpass JSON, or return None when it is."""
+    elements = _elements_of(data)
+    if elements is None:
+        if isinstance(data, dict):
+            return "a JSON object without an 'elements' list"
+        return f"a JSON {type(data).__name__}, not an object or a list of elements"
+    for index, element in enumerate(elements):
+        if not isinstance(element, dict):
+            return f"element #{index} is not an object"
+        osm_type, osm_id = element.get("type"), element.get("id")
+        if not isinstance(osm_type, str) or isinstance(osm_id, bool) or not isinstance(osm_id, int):
+            return f"element #{index} has no string 'type' and integer 'id'"
+    return None
+
+
+def _runtime_error(data: object) -> str | None:
+    """Overpass's ``remark`` when it reports a runtime error (timeout, out of memory)."""
+    if isinstance(data, dict):
+        remark = data.get("remark")
+        if isinstance(remark, str) and remark.strip().lower().startswith("runtime error"):
+            return _one_line(remark)
+    return None
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _to_overpy(data: dict[str, Any] | list[Any]) -> overpy.Result:
+    """Validate Overpass JSON and load it with overpy (the single Overpass path).
+
+    Repeated ``type``/``id`` pairs are merged into one element. Null entries in
+    relation-member geometries (nodes outside the query's bbox in
+    ``out geom(bbox)`` output) become ``(None, None)`` points, which the water
+    assembler treats as gaps; overpy cannot take a bare ``null`` there.
+    """
+    problem = _shape_problem(data)
+    if problem is not None:
+        raise InputError(f"not Overpass JSON: {problem}")
+    remark = _runtime_error(data)
+    if remark is not None:
+        raise InputError(
+            f"Overpass response is incomplete ({remark}); re-run the query, "
+            "for a smaller area if it keeps failing"
+        )
+    elements = _elements_of(data) or []
+    # One response may list an object twice (``out center tags`` for the POIs, then
+    # ``out geom`` for the water): merge the occurrences, the first one's values
+    # winning, so neither the centre nor the geometry is lost (overpy keeps only one).
+    merged: dict[tuple[str, int], dict[str, Any]] = {}
+    for element in elements:
+        key = (element["type"], element["id"])
+        merged[key] = {**element, **merged[key]} if key in merged else element
+    prepared = []
+    for element in merged.values():
+        members = element.get("members")
+        if isinstance(members, list) and any(
+            isinstance(m, dict) and isinstance(m.get("geometry"), list) and None in m["geometry"]
+            for m in members
+        ):
+            element = dict(element)
+            element["members"] = [
+                {
+                    **m,
+                    "geometry": [
+                        p if p is not None else {"lat": None, "lon": None} for p in m["geometry"]
+                    ],
+                }
+                if isinstance(m, dict) and isinstance(m.get("geometry"), list)
+                else m
+                for m in members
+            ]
+        prepared.append(element)
+    try:
+        return overpy.Result.from_json({"elements": prepared})
+    except (
+        ValueError,
+        TypeError,
+        AttributeError,
+        KeyError,
+        overpy.exception.OverPyException,
+    ) as exc:
+        raise InputError(f"malformed element in Overpass JSON: {_one_line(str(exc))}") from exc
+
+
+# --------------------------------------------------------------------------- #
+# Elements
+# --------------------------------------------------------------------------- #
+
+
+def _coordinate(value: object, what: str, osm_key: str) -> float:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(f"{osm_key} has a non-numeric {what} {value!r}") from None
+    limit = 90.0 if what == "latitude" else 180.0
+    if not math.isfinite(number) or abs(number) > limit:
+        raise InputError(f"{osm_key} has an out-of-range {what} {value!r}")
+    return number
+
+
+def _bounds_centre(bounds: object) -> tuple[object, object] | None:
+    if not isinstance(bounds, Mapping):
+        return None
+    try:
+        lat = (float(bounds["minlat"]) + float(bounds["maxlat"])) / 2.0
+        lon = (float(bounds["minlon"]) + float(bounds["maxlon"])) / 2.0
+    except (KeyError, TypeError, ValueError):
+        return None
+    return lat, lon
+
+
+def _points_centre(points: Iterable[tuple[object, object]]) -> tuple[object, object] | None:
+    lats: list[float] = []
+    lons: list[float] = []
+    for lat, lon in points:
+        if lat is None or lon is None:
+            continue
+        try:
+            lats.append(float(lat))  # type: ignore[arg-type]
+            lons.append(float(lon))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+    if not lats:
+        return None
+    return (min(lats) + max(lats)) / 2.0, (min(lons) + max(lons)) / 2.0
+
+
+def _raw_points(geometry: object) -> list[tuple[object, object]]:
+    if not isinstance(geometry, list):
+        return []
+    return [(p.get("lat"), p.get("lon")) if isinstance(p, dict) else (None, None) for p in geometry]
+
+
+def _member_points(relation: overpy.Relation) -> list[tuple[object, object]]:
+    points: list[tuple[object, object]] = []
+    for member in relation.members:
+        for value in member.geometry or ():
+            points.append((value.lat, value.lon))
+        attributes = member.attributes or {}
+        if "lat" in attributes and "lon" in attributes:  # node members of out geom
+            points.append((attributes["lat"], attributes["lon"]))
+    return points
+
+
+def _position(element: overpy.Element) -> tuple[object, object] | None:
+    """Where an overpy element is: node position, ``center``, or centre of its bounds."""
+    attributes = element.attributes or {}
+    if isinstance(element, overpy.Node):
+        if element.lat is None or element.lon is None:
+            return None
+        return element.lat, element.lon
+    if element.center_lat is not None and element.center_lon is not None:
+        return element.center_lat, element.center_lon
+    centre = _bounds_centre(attributes.get("bounds"))
+    if centre is not None:
+        return centre
+    if isinstance(element, overpy.Way):
+        return _points_centre(_raw_points(attributes.get("geometry")))
+    return _points_centre(_member_points(element))
+
+
+def parse_overpass_json(data: dict[str, Any] | list[Any]) -> list[OsmElement]:
+    """Turn Overpass JSON into :class:`OsmElement` records.
+
+    Parameters
+    ----------
+    data : dict or list
+        A full Overpass JSON response (``{"version": ..., "elements": [...]}``)
+        or a bare list of its elements, e.g. from :func:`read_overpass_json_file`
+        or :meth:`OverpassClient.fetch`.
+
+    Returns
+    -------
+    list of OsmElement
+        One record per node, way and relation that has a position: nodes keep
+        their ``lat``/``lon``; ways and relations take their ``center``
+        (``out center``), else the centre of their ``bounds`` (``out bb`` /
+        ``out geom``), else the centre of their geometry's extent. Elements
+        without any position (``out ids``, ``out tags``) and other types
+        (areas, counts) are skipped; the occurrences of a repeated
+        ``type/id`` are merged, the first one's values winning. Sorted by type
+        (node, way, relation) then id.
+
+    Raises
+    ------
+    InputError
+        If ``data`` is not shaped like Overpass JSON, carries an Overpass
+        runtime-error remark (the response is incomplete), or has a
+        non-numeric / out-of-range coordinate.
+    """
+    result = _to_overpy(data)
+    records: list[OsmElement] = []
+    groups: list[tuple[str, Sequence[overpy.Element]]] = [
+        ("node", result.nodes),
+        ("way", result.ways),
+        ("relation", result.relations),
+    ]
+    for osm_type, elements in groups:
+        for element in elements:
+            position = _position(element)
+            if position is None:
+                continue
+            key = f"{osm_type}/{element.id}"
+            tags = {str(k): str(v) for k, v in (element.tags or {}).items()}
+            records.append(
+                OsmElement(
+                    osm_type=osm_type,
+                    osm_id=int(element.id),
+                    lat=_coordinate(position[0], "latitude", key),
+                    lon=_coordinate(position[1], "longitude", key),
+                    tags=tags,
+                )
+            )
+    records.sort(key=lambda e: (_TYPE_ORDER[e.osm_type], e.osm_id))
+    return records
+
+
+# --------------------------------------------------------------------------- #
+# Water polygons
+# --------------------------------------------------------------------------- #
+
+
+def _segments(points: Sequence[tuple[object, object]]) -> list[list[tuple[float, float]]]:
+    """Split a geometry at missing points into runs of ``(lon, lat)``."""
+    runs: list[list[tuple[float, float]]] = []
+    current: list[tuple[float, float]] = []
+    for lat, lon in points:
+        if lat is None or lon is None:
+            if len(current) >= 2:
+                runs.append(current)
+            current = []
+            continue
+        current.append((float(lon), float(lat)))  # type: ignore[arg-type]
+    if len(current) >= 2:
+        runs.append(current)
+    return runs
+
+
+def _polygon_parts(geometry: BaseGeometry) -> list[Polygon]:
+    """Valid, non-empty polygons in ``geometry`` (after make_valid)."""
+    if geometry.is_empty:
+        return []
+    if not geometry.is_valid:
+        geometry = shapely.make_valid(geometry)
+    parts: list[Polygon] = []
+    stack = [geometry]
+    while stack:
+        geom = stack.pop()
+        if isinstance(geom, Polygon):
+            if not geom.is_empty and geom.area > 0:
+                parts.append(geom)
+        elif hasattr(geom, "geoms"):
+            stack.extend(geom.geoms)
+    parts.sort(key=lambda p: p.bounds)
+    return parts
+
+
+def _faces(lines: list[LineString]) -> list[Polygon]:
+    if not lines:
+        return []
+    noded = unary_union(lines)  # nodes crossings and joins segments end to end
+    faces: list[Polygon] = []
+    for face in polygonize(noded):
+        faces.extend(_polygon_parts(face))
+    return faces
+
+
+def _multipolygon_area(outer: list[LineString], inner: list[LineString]) -> list[Polygon]:
+    outer_faces = _faces(outer)
+    if not outer_faces:
+        return []
+    outer_union = unary_union(outer_faces)
+    inner_faces = _faces(inner)
+    if not inner_faces:
+        return _polygon_parts(outer_union)
+    inner_union = unary_union(inner_faces)
+    # Outers minus inners; an outer ring nested inside an inner one (island in a
+    # lake in an island) is added back.
+    nested = [face for face in outer_faces if inner_union.covers(face)]
+    return _polygon_parts(unary_union([outer_union.difference(inner_union), *nested]))
+
+
+def water_polygons_from_overpass_json(data: dict[str, Any] | list[Any]) -> list[Polygon]:
+    """Build water polygons from an Overpass ``out geom`` response.
+
+    Parameters
+    ----------
+    data : dict or list
+        Overpass JSON (envelope or bare element list) with geometries, e.g. the
+        answer to ``(way[natural=water](...); relation[natural=water](...);); out geom;``.
+
+    Returns
+    -------
+    list of shapely.geometry.Polygon
+        Valid polygons in ``(lon, lat)`` coordinates: one per closed way, and the
+        area of each multipolygon / boundary relation (members' geometries
+        assembled into rings with ``polygonize``; ``outer`` and empty roles
+        minus ``inner``). Open ways are ignored (their area is defined by the
+        relation they belong to), as are untagged closed ways that are members
+        of a returned relation (recursed members, not water in their own right).
+        Every closed way that carries a geometry counts as water, so ``data`` must
+        carry geometry only for water; elements fetched with ``out center`` (the
+        POIs of a batched query) carry none and are ignored, even when the same
+        object comes again later with ``out geom``. Invalid rings are repaired with
+        :func:`shapely.make_valid`. Polygons from
+        a way and from a relation it belongs to may overlap: union them before
+        measuring a total area. Ways come first, then relations, each by id.
+
+    Raises
+    ------
+    InputError
+        If ``data`` is not shaped like Overpass JSON.
+    """
+    result = _to_overpy(data)
+    relations = [
+        r
+        for r in result.relations
+        if (r.tags or {}).get("type", "multipolygon") in _AREA_RELATION_TYPES
+    ]
+    member_way_ids = {
+        m.ref for r in relations for m in r.members if isinstance(m, overpy.RelationWay)
+    }
+    polygons: list[Polygon] = []
+    for way in sorted(result.ways, key=lambda w: w.id):
+        if not way.tags and way.id in member_way_ids:
+            continue
+        points = _raw_points((way.attributes or {}).get("geometry"))
+        if len(points) < 4 or any(lat is None or lon is None for lat, lon in points):
+            continue
+        ring = _segments(points)[0]
+        if ring[0] != ring[-1]:
+            continue  # open way
+        polygons.extend(_polygon_parts(Polygon(ring)))
+    for relation in sorted(relations, key=lambda r: r.id):
+        outer: list[LineString] = []
+        inner: list[LineString] = []
+        for member in relation.members:
+            if not isinstance(member, overpy.RelationWay) or not member.geometry:
+                continue
+            role = (member.role or "").strip().lower()
+            target = inner if role == "inner" else outer if role in ("outer", "") else None
+            if target is None:
+                continue
+            for run in _segments([(g.lat, g.lon) for g in member.geometry]):
+                target.append(LineString(run))
+        polygons.extend(_multipolygon_area(outer, inner))
+    return polygons
+
+
+# --------------------------------------------------------------------------- #
+# Files
+# --------------------------------------------------------------------------- #
+
+
+def read_overpass_json_file(path: Path) -> dict[str, Any] | list[Any]:
+    """Load an Overpass response saved on disk.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A JSON file holding an Overpass response envelope or a bare list of
+        elements.
+
+    Returns
+    -------
+    dict or list
+        The decoded JSON, ready for :func:`parse_overpass_json` or
+        :func:`water_polygons_from_overpass_json`.
+
+    Raises
+    ------
+    InputError
+        One line naming the file and the problem, if it is missing, unreadable,
+        not JSON, or not shaped like an Overpass response.
+    """
+    path = Path(path)
+    if not path.is_file():
+        what = "is a directory" if path.is_dir() else "does not exist"
+        raise InputError(f"Overpass JSON file {path} {what}")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not a text file; expected Overpass JSON") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+            "expected a saved Overpass [out:json] response"
+        ) from None
+    problem = _shape_problem(data)
+    if problem is not None:
+        raise InputError(
+            f"{path} is not an Overpass JSON response ({problem}); expected "
+            '{"elements": [...]} or a list of {"type", "id", ...} objects'
+        )
+    remark = _runtime_error(data)
+    if remark is not None:
+        raise InputError(f"{path} holds an incomplete Overpass response ({remark}); re-run it")
+    return data
+
+
+# --------------------------------------------------------------------------- #
+# HTTP client
+# --------------------------------------------------------------------------- #
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Surface redirects as errors: following them would turn the POST into a GET."""
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> None:
+        """Refuse every redirect; the caller reports it."""
+        return None
+
+
+@dataclass
+class _Failure:
+    """Why one endpoint gave up."""
+
+    endpoint: str
+    kind: str  # "status", "timeout", "runtime", "connection", "hard", "redirect"
+    detail: str  # e.g. "429 Too Many Requests", "Connection refused"
+    tries: int
+
+    def describe(self, timeout: float) -> str:
+        tries = f"{self.tries} {'try' if self.tries == 1 else 'tries'}"
+        url = self.endpoint
+        if self.kind == "status":
+            return f"Overpass at {url} answered {self.detail} after {tries}"
+        if self.kind == "timeout":
+            return f"Overpass at {url} timed out after {timeout:g} s ({tries})"
+        if self.kind == "runtime":
+            return f"Overpass at {url} reported '{self.detail}' after {tries}"
+        if self.kind == "connection":
+            return f"could not connect to Overpass at {url} ({self.detail}; {tries})"
+        if self.kind == "redirect":
+            return f"Overpass at {url} redirects to {self.detail}"
+        return f"Overpass at {url} answered {self.detail}"
+
+    @property
+    def hint(self) -> str:
+        return {
+            "status": "wait a few minutes, or pass --overpass-url to use another instance",
+            "timeout": "try again later or raise --overpass-timeout",
+            "runtime": "try a smaller area, raise --overpass-timeout, or try again later",
+            "connection": "check your internet connection, or pass --overpass-url "
+            "to use another instance",
+            "redirect": "pass the new URL with --overpass-url",
+            "hard": "check the Overpass URL (--overpass-url)",
+        }[self.kind]
+
+
+def _status_text(code: int, reason: str | None = None) -> str:
+    try:
+        phrase = HTTPStatus(code).phrase
+    except ValueError:
+        phrase = reason or ""
+    return f"{code} {phrase}".strip()
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - datetime.now(UTC)).total_seconds()
+    if not math.isfinite(seconds):
+        return None
+    return max(0.0, seconds)
+
+
+def _overpass_error_text(body: bytes) -> str:
+    """The ``Error: ...`` lines of an Overpass HTML error page, as one line."""
+    text = body.decode("utf-8", errors="replace")
+    messages = []
+    for paragraph in re.findall(r"<p\b[^>]*>(.*?)</p>", text, flags=re.S | re.I):
+        if re.search(r"<strong[^>]*>\s*Error\s*</strong>", paragraph, flags=re.I):
+            plain = html.unescape(re.sub(r"<[^>]+>", "", paragraph))
+            plain = re.sub(r"^\s*Error\s*:\s*", "", plain)
+            messages.append(_one_line(plain, 200))
+    if messages:
+        return _one_line(" / ".join(messages))
+    plain = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<\?.*?\?>", "", text, flags=re.S)))
+    return _one_line(plain, 200) or "(empty body)"
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    if isinstance(exc, TimeoutError):
+        return True
+    return isinstance(exc, urllib.error.URLError) and isinstance(exc.reason, TimeoutError)
+
+
+class OverpassClient:
+    """Query Overpass with retries, endpoint fallback and an on-disk cache.
+
+    Parameters
+    ----------
+    endpoints : sequence of str
+        Interpreter URLs (``.../api/interpreter``), tried in order.
+    timeout : float
+        Socket timeout per request, in seconds.
+    max_tries : int
+        Requests per endpoint before moving on to the next one.
+    backoff, max_backoff : float
+        The wait before retry ``k`` (0-based) is ``min(backoff * 2**k, max_backoff)``
+        seconds; a ``Retry-After`` header replaces it (still capped).
+    cache_dir : pathlib.Path, optional
+        Where responses are cached; ``None`` means :func:`default_cache_dir`.
+    use_cache : bool
+        ``False`` neither reads nor writes the cache.
+    user_agent : str
+        Sent as ``User-Agent``.
+    sleep : callable
+        Called with the number of seconds to wait between tries.
+    log : callable, optional
+        Receives short progress messages (retries, cache hits).
+
+    Raises
+    ------
+    InputError
+        If no endpoint is given, an endpoint is not an http(s) URL, or a numeric
+        option is out of range.
+    """
+
+    def __init__(
+        self,
+        endpoints: Sequence[str] = DEFAULT_ENDPOINTS,
+        *,
+        timeout: float = 180.0,
+        max_tries: int = 4,
+        backoff: float = 2.0,
+        max_backoff: float = 120.0,
+        cache_dir: Path | None = None,
+        use_cache: bool = True,
+        user_agent: str = DEFAULT_USER_AGENT,
+        sleep: Callable[[float], None] = time.sleep,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
+        if isinstance(endpoints, str):
+            endpoints = (endpoints,)
+        self.endpoints: tuple[str, ...] = tuple(endpoints)
+        if not self.endpoints:
+            raise InputError("no Overpass URL given; pass --overpass-url")
+        for url in self.endpoints:
+            if urllib.parse.urlsplit(url).scheme not in ("http", "https") or not (
+                urllib.parse.urlsplit(url).netloc
+            ):
+                raise InputError(
+                    f"Overpass URL {url!r} is not an http(s) URL; expected something like "
+                    "https://overpass-api.de/api/interpreter"
+                )
+        if not (timeout > 0 and math.isfinite(timeout)):
+            raise InputError(
+                f"Overpass timeout must be a positive number of seconds, not {timeout}"
+            )
+        if max_tries < 1:
+            raise InputError(f"Overpass max tries must be at least 1, not {max_tries}")
+        if backoff < 0 or max_backoff < 0:
+            raise InputError("Overpass backoff times cannot be negative")
+        self.timeout = float(timeout)
+        self.max_tries = int(max_tries)
+        self.backoff = float(backoff)
+        self.max_backoff = float(max_backoff)
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.use_cache = use_cache
+        self.user_agent = user_agent
+        self._sleep = sleep
+        self._log = log
+        self._opener = urllib.request.build_opener(_NoRedirect)
+
+    # -- public --------------------------------------------------------------
+
+    def cache_path(self, query: str) -> Path:
+        """Return the cache file for ``query``: ``<cache_dir>/<sha256(query)>.json``.
+
+        Parameters
+        ----------
+        query : str
+            The Overpass QL text.
+
+        Returns
+        -------
+        pathlib.Path
+            The cache file (which may not exist).
+        """
+        digest = hashlib.sha256(query.encode("utf-8")).hexdigest()
+        return self.cache_dir / f"{digest}.json"
+
+    def fetch(self, query: str) -> dict[str, Any]:
+        """Run ``query`` and return Overpass's JSON response.
+
+        Parameters
+        ----------
+        query : str
+            Overpass QL asking for JSON output (``[out:json]``).
+
+        Returns
+        -------
+        dict
+            The decoded response (``version``, ``osm3s``, ``elements``, ...),
+            from the cache when it holds this query.
+
+        Raises
+        ------
+        OverpassError
+            One line naming the endpoint(s), what went wrong and the fix, when
+            every endpoint failed, Overpass rejected the query (HTTP 400), or the
+            answer is not Overpass JSON.
+        """
+        path = self.cache_path(query)
+        if self.use_cache:
+            cached = self._read_cache(path)
+            if cached is not None:
+                return cached
+        failures: list[_Failure] = []
+        for index, endpoint in enumerate(self.endpoints):
+            outcome = self._fetch_from(endpoint, query)
+            if isinstance(outcome, _Failure):
+                failures.append(outcome)
+                if index + 1 < len(self.endpoints):
+                    self._say(
+                        f"{outcome.describe(self.timeout)}; trying {self.endpoints[index + 1]}"
+                    )
+                continue
+            data, raw = outcome
+            if self.use_cache:
+                self._write_cache(path, raw)
+            return data
+        parts = [failure.describe(self.timeout) for failure in failures]
+        hints = list(dict.fromkeys(failure.hint for failure in failures))
+        raise OverpassError("; ".join(parts) + "; " + "; ".join(hints) + ".")
+
+    def fetch_elements(self, query: str) -> list[OsmElement]:
+        """Run ``query`` and parse the answer with :func:`parse_overpass_json`.
+
+        Parameters
+        ----------
+        query : str
+            Overpass QL asking for JSON output.
+
+        Returns
+        -------
+        list of OsmElement
+            See :func:`parse_overpass_json`.
+
+        Raises
+        ------
+        OverpassError
+            See :meth:`fetch`.
+        """
+        return parse_overpass_json(self.fetch(query))
+
+    # -- internals -----------------------------------------------------------
+
+    def _say(self, message: str) -> None:
+        if self._log is not None:
+            self._log(message)
+
+    def _wait(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.max_backoff)
+        return min(self.backoff * 2 ** (attempt - 1), self.max_backoff)
+
+    def _post(self, endpoint: str, query: str) -> tuple[int, Mapping[str, str], bytes]:
+        """One POST; returns (status, headers, body) for any HTTP status."""
+        request = urllib.request.Request(
+            endpoint,
+            data=urllib.parse.urlencode({"data": query}).encode("utf-8"),
+            headers={
+                "User-Agent": self.user_agent,
+                "Content-Type": "application/x-www-form-urlencoded; charset=utf-8",
+                "Accept": "application/json",
+            },
+            method="POST",
+        )
+        try:
+            with self._opener.open(request, timeout=self.timeout) as response:
+                return response.status, response.headers, response.read()
+        except urllib.error.HTTPError as exc:
+            with exc:
+                try:
+                    body = exc.read()
+                except (OSError, http.client.HTTPException):
+                    body = b""
+            return exc.code, exc.headers, body
+
+    def _fetch_from(self, endpoint: str, query: str) -> tuple[dict[str, Any], bytes] | _Failure:
+        """Up to ``max_tries`` requests to one endpoint."""
+        for attempt in range(1, self.max_tries + 1):
+            retry_after: float | None = None
+            try:
+                status, headers, body = self._post(endpoint, query)
+            except Exception as exc:  # classified below; anything else re-raised
+                if _is_timeout(exc):
+                    failure = _Failure(endpoint, "timeout", f"{self.timeout:g} s", attempt)
+                    what = f"timed out after {self.timeout:g} s"
+                elif isinstance(exc, urllib.error.URLError | OSError | http.client.HTTPException):
+                    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+                    detail = _one_line(
+                        getattr(reason, "strerror", None) or str(reason) or type(reason).__name__,
+                        120,
+                    )
+                    failure = _Failure(endpoint, "connection", detail, attempt)
+                    if isinstance(reason, ConnectionRefusedError | socket.gaierror):
+                        return failure  # nothing listens there: next endpoint
+                    what = f"connection error ({detail})"
+                else:
+                    raise
+            else:
+                if 200 <= status < 300:
+                    data = self._decode(endpoint, body)
+                    remark = _runtime_error(data)
+                    if remark is None:
+                        return data, body
+                    failure = _Failure(endpoint, "runtime", remark, attempt)
+                    what = f"'{remark}'"
+                elif status in RETRY_STATUSES:
+                    text = _status_text(status)
+                    failure = _Failure(endpoint, "status", text, attempt)
+                    what = text
+                    retry_after = _retry_after(headers.get("Retry-After"))
+                elif status == 400:
+                    raise OverpassError(
+                        f"Overpass at {endpoint} rejected the query (400 Bad Request): "
+                        f"{_overpass_error_text(body)}; check any custom tag filter or "
+                        "Overpass QL you passed"
+                    )
+                elif 300 <= status < 400:
+                    location = headers.get("Location") or "another URL"
+                    return _Failure(
+                        endpoint, "redirect", urllib.parse.urljoin(endpoint, location), attempt
+                    )
+                else:
+                    return _Failure(endpoint, "hard", _status_text(status), attempt)
+            if attempt == self.max_tries:
+                return failure
+            wait = self._wait(attempt, retry_after)
+            self._say(
+                f"Overpass {what} at {endpoint}, retrying in {wait:.1f} s "
+                f"(try {attempt + 1}/{self.max_tries})"
+            )
+            self._sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _decode(self, endpoint: str, body: bytes) -> dict[str, Any]:
+        try:
+            data = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            start = _one_line(body[:40].decode("utf-8", errors="replace"), 40)
+            more = " ..." if len(body) > 40 else ""
+            raise OverpassError(
+                f"Overpass at {endpoint} returned a response that is not JSON "
+                f"(starts with {start + more!r}); the query must ask for [out:json]"
+            ) from None
+        problem = _shape_problem(data) if isinstance(data, dict) else "not a JSON object"
+        if problem is not None:
+            raise OverpassError(
+                f"Overpass at {endpoint} returned JSON that is not an Overpass response "
+                f"({problem}); check the Overpass URL (--overpass-url)"
+            )
+        return data
+
+    def _read_cache(self, path: Path) -> dict[str, Any] | None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            self._say(f"ignoring unreadable Overpass cache file {path} ({exc})")
+            return None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None
+        if (
+            not isinstance(data, dict)
+            or _shape_problem(data) is not None
+            or _runtime_error(data) is not None
+        ):
+            self._say(f"ignoring corrupt Overpass cache file {path}")
+            return None
+        self._say(f"Overpass response from cache {path}")
+        return data
+
+    def _write_cache(self, path: Path, raw: bytes) -> None:
+        tmp: str | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(raw)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+            tmp = None
+        except OSError as exc:
+            self._say(f"could not write Overpass cache file {path} ({exc})")
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)

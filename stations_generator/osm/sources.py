@@ -1,0 +1,148 @@
+"""Where OSM data comes from: saved files or Overpass. Returns elements and water polygons.
+
+Files are told apart by their name: ``.json`` is Overpass JSON (a full response or
+a bare element list); ``.osm``, ``.osm.bz2``, ``.osm.gz`` and ``.osm.pbf`` are OSM
+extracts read with pyosmium.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from ..catalogue import Catalogue
+from ..errors import InputError, NoDataError
+from . import extracts, overpass
+from .elements import OsmElement
+from .query import build_query, relation_query
+
+JSON_SUFFIXES = (".json",)
+
+
+@dataclass
+class OsmData:
+    """Candidates' raw material for one play area."""
+
+    elements: list[OsmElement] = field(default_factory=list)
+    water: list[BaseGeometry] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+
+def _kind(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(JSON_SUFFIXES):
+        return "json"
+    if name.endswith(tuple(extracts.EXTRACT_SUFFIXES)):
+        return "extract"
+    raise InputError(
+        f"{path.name!r}: unknown OSM file type; give Overpass JSON (.json) or an extract "
+        "(.osm, .osm.bz2, .osm.pbf)"
+    )
+
+
+def _bbox(area: BaseGeometry) -> tuple[float, float, float, float]:
+    return tuple(float(v) for v in area.bounds)  # type: ignore[return-value]
+
+
+def read_files(
+    osm_files: Sequence[Path],
+    water_files: Sequence[Path],
+    area: BaseGeometry,
+    catalogue: Catalogue,
+    *,
+    water: bool = True,
+) -> OsmData:
+    """Read offline OSM data for ``area``.
+
+    Water comes from ``water_files``; when none are given, extracts among
+    ``osm_files`` provide it too (Overpass JSON only carries it if it was fetched
+    with ``out geom``).
+    """
+    data = OsmData()
+    bbox = _bbox(area)
+    for path in osm_files:
+        path = Path(path)
+        if not path.exists():
+            raise InputError(f"OSM file {path.name!r} does not exist; check the --osm path")
+        kind = _kind(path)
+        if kind == "json":
+            raw = overpass.read_overpass_json_file(path)
+            data.elements.extend(
+                e for e in overpass.parse_overpass_json(raw) if catalogue.keeps(e.tags)
+            )
+            if water and not water_files:
+                data.water.extend(overpass.water_polygons_from_overpass_json(raw))
+        else:
+            data.elements.extend(extracts.read_points(path, catalogue.keeps, bbox))
+            if water and not water_files:
+                data.water.extend(extracts.read_water(path, bbox))
+        data.sources.append(path.name)
+    if water:
+        for path in water_files:
+            path = Path(path)
+            if not path.exists():
+                raise InputError(f"water file {path.name!r} does not exist; check the --water path")
+            if _kind(path) == "json":
+                data.water.extend(
+                    overpass.water_polygons_from_overpass_json(
+                        overpass.read_overpass_json_file(path)
+                    )
+                )
+            else:
+                data.water.extend(extracts.read_water(path, bbox))
+    return data
+
+
+def fetch_overpass(
+    client: overpass.OverpassClient, area: BaseGeometry, catalogue: Catalogue, *, water: bool = True
+) -> OsmData:
+    """Fetch candidates (and water) for ``area`` with one batched Overpass query."""
+    raw = client.fetch(build_query(area, catalogue, water=water))
+    data = OsmData(sources=["Overpass"])
+    data.elements = [e for e in overpass.parse_overpass_json(raw) if catalogue.keeps(e.tags)]
+    if water:
+        data.water = overpass.water_polygons_from_overpass_json(raw)
+    return data
+
+
+def fetch_relation_area(client: overpass.OverpassClient, relation_id: int) -> BaseGeometry:
+    """The polygon of an OSM relation (``--osm-relation``), assembled from its member ways."""
+    raw = client.fetch(relation_query(relation_id))
+    polygons = overpass.water_polygons_from_overpass_json(_as_multipolygon(raw))
+    if not polygons:
+        raise NoDataError(
+            f"OSM relation {relation_id} has no closed outer ring; is it an area (boundary or multipolygon)?"
+        )
+    return shapely.normalize(shapely.union_all(polygons))
+
+
+def _as_multipolygon(raw: dict) -> dict:
+    """Let the multipolygon assembler treat a boundary relation like a multipolygon."""
+    elements = []
+    for el in raw.get("elements", []):
+        if el.get("type") == "relation":
+            el = {**el, "tags": {**el.get("tags", {}), "type": "multipolygon"}}
+        elements.append(el)
+    return {**raw, "elements": elements}
+
+
+def geocode_place(name: str) -> BaseGeometry:
+    """The polygon of a named place via Nominatim (osmnx.geocode_to_gdf), for ``--place``."""
+    import osmnx
+
+    try:
+        frame = osmnx.geocode_to_gdf(name)
+    except Exception as exc:  # osmnx raises InsufficientResponseError, HTTP errors...
+        raise InputError(
+            f"could not find a polygon for place {name!r} ({exc}); try --osm-relation ID"
+        ) from None
+    geom = frame.geometry.iloc[0]
+    if geom.geom_type not in ("Polygon", "MultiPolygon"):
+        raise InputError(
+            f"place {name!r} is a {geom.geom_type}, not an area; try --osm-relation ID"
+        )
+    return shapely.normalize(geom)

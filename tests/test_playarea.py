@@ -1,0 +1,120 @@
+"""Play-area loading on the real Sioux Falls polygon and shapes derived from it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import shapely
+from conftest import REPO, SIOUX
+from shapely.geometry import Polygon, mapping
+
+from stations_generator import load_polygons, parse_polygons
+from stations_generator.errors import InputError, NoDataError
+
+
+def ring():
+    data = json.loads((SIOUX / "polygon.geojson").read_text())
+    return data["features"][0]["geometry"]["coordinates"]
+
+
+def test_closed_linestring_is_read_as_polygon_with_warning():
+    warnings = []
+    area = load_polygons(SIOUX / "polygon.geojson", warnings.append)
+    assert area.geom_type == "Polygon" and area.is_valid
+    assert any("closed LineString" in w for w in warnings)
+    assert area.equals(Polygon(ring()))
+
+
+@pytest.mark.parametrize("wrap", ["geometry", "feature", "collection", "geomcollection"])
+def test_wrappers(wrap):
+    geom = {"type": "Polygon", "coordinates": [ring()]}
+    obj = {
+        "geometry": geom,
+        "feature": {"type": "Feature", "properties": {}, "geometry": geom},
+        "collection": {
+            "type": "FeatureCollection",
+            "features": [{"type": "Feature", "properties": {}, "geometry": geom}],
+        },
+        "geomcollection": {"type": "GeometryCollection", "geometries": [geom]},
+    }[wrap]
+    assert parse_polygons(obj, "x").equals(Polygon(ring()))
+
+
+def test_multipolygon_keeps_parts_and_holes():
+    outer = Polygon(ring())
+    hole = outer.centroid.buffer(0.02)
+    with_hole = outer.difference(hole)
+    island = hole.centroid.buffer(0.005)  # an island inside the hole: a separate part
+    data = {
+        "type": "MultiPolygon",
+        "coordinates": [mapping(with_hole)["coordinates"], mapping(island)["coordinates"]],
+    }
+    area = parse_polygons(data, "x")
+    assert area.geom_type == "MultiPolygon" and len(area.geoms) == 2
+    assert sum(len(p.interiors) for p in area.geoms) == 1
+    assert area.area == pytest.approx(with_hole.area + island.area)
+
+
+def test_self_intersecting_is_repaired_with_warning():
+    coords = ring()[:-1]
+    bowtie = [coords[0], coords[2], coords[1], coords[3], coords[0]]  # edges cross
+    warnings = []
+    area = parse_polygons({"type": "Polygon", "coordinates": [bowtie]}, "bowtie", warnings.append)
+    assert area.is_valid and area.area > 0
+    assert any("repaired invalid polygon" in w and "Self-intersection" in w for w in warnings)
+
+
+def test_swapped_coordinates():
+    swapped = [[lat, lon] for lon, lat in ring()]
+    with pytest.raises(InputError, match="swapped"):
+        parse_polygons({"type": "Polygon", "coordinates": [swapped]}, "x")
+
+
+def test_projected_coordinates():
+    big = [[x * 1e5, y * 1e3] for x, y in ring()]
+    with pytest.raises(InputError, match="out of range"):
+        parse_polygons({"type": "Polygon", "coordinates": [big]}, "x")
+
+
+def test_point_is_not_a_play_area():
+    with pytest.raises(InputError, match="Point, not a polygon"):
+        parse_polygons({"type": "Point", "coordinates": ring()[0]}, "x")
+
+
+def test_open_line_is_not_a_play_area():
+    with pytest.raises(InputError, match="open LineString"):
+        parse_polygons({"type": "LineString", "coordinates": ring()[:-1]}, "x")
+
+
+def test_degenerate_polygon():
+    c = ring()
+    flat = [c[0], c[1], c[0], c[1]]
+    with pytest.raises((NoDataError, InputError)):
+        parse_polygons({"type": "Polygon", "coordinates": [flat]}, "x")
+
+
+def test_bad_files(tmp_path):
+    with pytest.raises(InputError, match="does not exist"):
+        load_polygons(tmp_path / "missing.geojson")
+    text = tmp_path / "notes.geojson"
+    text.write_text("this is not json")
+    with pytest.raises(InputError, match="not GeoJSON"):
+        load_polygons(text)
+    binary = tmp_path / "extract.geojson"
+    binary.write_bytes((REPO / "tests/data/osm-extracts/kouvola-test.osm.pbf").read_bytes()[:200])
+    with pytest.raises(InputError):
+        load_polygons(binary)
+    other = tmp_path / "other.geojson"
+    other.write_text(json.dumps({"type": "Topology", "objects": {}}))
+    with pytest.raises(InputError, match="not GeoJSON"):
+        load_polygons(other)
+
+
+def test_zones_are_valid_real_play_areas():
+    zones = sorted((REPO / "zones").glob("*.geojson"))
+    assert len(zones) >= 2
+    for path in zones:
+        area = load_polygons(path)
+        assert area.is_valid and not area.is_empty
+        assert shapely.get_coordinates(area)[:, 1].max() <= 90
