@@ -300,3 +300,13 @@ def generate(
         use_cache=not no_cache,
     )
     run_generate(request, console)
+
+
+def _register() -> None:
+    from .commands.questions import questions, zones
+
+    main.add_command(questions)
+    main.add_command(zones)
+
+
+_register()

@@ -1,0 +1,1 @@
+"""Click commands kept out of ``cli.py``; the main group registers them with ``add_command``."""

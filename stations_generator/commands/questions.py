@@ -1,0 +1,314 @@
+"""``questions apply | answer | cost`` and ``zones check``: the question geometry on the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..core.game import Elimination, Game, ZoneStatus
+from ..core.questions import QuestionError
+from ..core.rules import cost_ledger
+from ..errors import InputError
+from ..export.atomic import atomic_write_text
+from ..export.geojson import dumps_geojson, polygon_rings
+from ..gamefile import LoadedGame, load_game, parse_lat_lon
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+REMAINING_GEOJSON = "remaining.geojson"
+ZONES_GEOJSON = "zones.geojson"
+
+_game_arg = click.argument("game", type=click.Path(path_type=Path))
+_osm_opt = click.option(
+    "--osm",
+    "osm_files",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="OSM extract(s) or Overpass JSON for places, zones and stations (overrides the game's).",
+)
+
+
+def _load(game: Path, osm_files) -> LoadedGame:
+    try:
+        loaded = load_game(game, osm_files)
+        loaded.game.validate()
+    except QuestionError as exc:
+        raise InputError(f"{game.name}: {exc}") from None
+    return loaded
+
+
+def _geometry(geom) -> dict | None:
+    polys = [
+        g for g in getattr(geom, "geoms", [geom]) if g.geom_type == "Polygon" and not g.is_empty
+    ]
+    if not polys:
+        return None
+    if len(polys) == 1:
+        return {"type": "Polygon", "coordinates": polygon_rings(polys[0])}
+    return {"type": "MultiPolygon", "coordinates": [polygon_rings(p) for p in polys]}
+
+
+def _feature(fid: str, props: dict, geom: dict | None) -> dict:
+    return {"type": "Feature", "id": fid, "properties": props, "geometry": geom}
+
+
+def elimination_geojson(game: Game, elimination: Elimination) -> dict:
+    """Remaining area plus one feature per question with the area it removed."""
+    features = [
+        _feature(
+            "remaining",
+            {"role": "remaining", "area_km2": round(elimination.remaining_km2, 6)},
+            _geometry(elimination.remaining),
+        )
+    ]
+    for k, step in enumerate(elimination.steps, 1):
+        q = step.question
+        features.append(
+            _feature(
+                f"question/{k}",
+                {
+                    "role": "eliminated",
+                    "question": k,
+                    "label": q.label(),
+                    "answer": q.answer_text(q.answer),
+                    "removed_km2": round(step.removed_km2, 6),
+                    "stations_removed": list(step.stations_removed),
+                },
+                _geometry(step.removed),
+            )
+        )
+    return {"type": "FeatureCollection", "features": features}
+
+
+def zones_geojson(game: Game, zones: list[ZoneStatus]) -> dict:
+    """Every hiding zone as a Point Feature with its status (circles are drawn by the viewer)."""
+    features = []
+    for z in zones:
+        s = z.station
+        features.append(
+            {
+                "type": "Feature",
+                "id": s.id,
+                "properties": {
+                    "id": s.id,
+                    "name": s.name,
+                    "possible": z.possible,
+                    "fraction": round(z.fraction, 4),
+                    "reason": z.reason,
+                    "radius_m": round(game.hiding_radius_m, 1),
+                },
+                "geometry": {"type": "Point", "coordinates": [round(s.lon, 7), round(s.lat, 7)]},
+            }
+        )
+    return {"type": "FeatureCollection", "features": features}
+
+
+def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus]) -> list[str]:
+    """The table printed on stderr after ``questions apply``."""
+    lines = [f"{'#':>2}  {'question':<34} {'answer':<24} {'removed km²':>11} {'left km²':>9}"]
+    for k, step in enumerate(elimination.steps, 1):
+        q = step.question
+        removed = (
+            f"{len(step.stations_removed)} stations"
+            if step.stations_removed
+            else f"{step.removed_km2:.4f}"
+        )
+        lines.append(
+            f"{k:>2}  {q.label()[:34]:<34} {q.answer_text(q.answer)[:24]:<24} {removed:>11} {step.remaining_km2:>9.4f}"
+        )
+    possible = [z for z in zones if z.possible]
+    lines.append(
+        f"Remaining: {elimination.remaining_km2:.4f} km²; hiding zones still possible: "
+        f"{len(possible)} of {len(zones)} (radius {game.hiding_radius_m:g} m)"
+    )
+    return lines
+
+
+@click.group(context_settings=CONTEXT)
+def questions() -> None:
+    """Apply seekers' questions to the map, answer them as the hider, count their cost.
+
+    GAME is a GAME.json (see docs/questions.md), a taibeled state or question JSON, or a
+    file holding a taibeled share link (?hzc=…).
+    """
+
+
+@questions.command("apply", context_settings=CONTEXT)
+@_game_arg
+@click.option(
+    "-o",
+    "--output-dir",
+    type=click.Path(path_type=Path),
+    default=Path("out"),
+    show_default=True,
+    help="Folder for remaining.geojson and zones.geojson.",
+)
+@_osm_opt
+@click.pass_obj
+def apply_cmd(console, game: Path, output_dir: Path, osm_files) -> None:
+    """Remaining area and possible hiding zones after every question."""
+    loaded = _load(game, osm_files)
+    g = loaded.game
+    elimination = g.eliminate()
+    zones = g.possible_zones(elimination)
+    if output_dir.exists() and not output_dir.is_dir():
+        raise InputError(f"output {str(output_dir)!r} is a file, not a folder; pass another -o")
+    texts = {
+        REMAINING_GEOJSON: dumps_geojson(elimination_geojson(g, elimination)),
+        ZONES_GEOJSON: dumps_geojson(zones_geojson(g, zones)),
+    }
+    for name, text in texts.items():
+        atomic_write_text(output_dir / name, text)
+    for line in summary_table(g, elimination, zones):
+        console.info(line)
+    console.info("Wrote " + ", ".join(str(output_dir / n) for n in texts))
+
+
+@questions.command("answer", context_settings=CONTEXT)
+@_game_arg
+@click.option("--hider", required=True, help="The hider's position as LAT,LON.")
+@click.option(
+    "--station", "station_id", help="The hider's station id (default: nearest to the hider)."
+)
+@click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
+@_osm_opt
+@click.pass_obj
+def answer_cmd(
+    console, game: Path, hider: str, station_id: str | None, as_json: bool, osm_files
+) -> None:
+    """Answer every question truthfully for a hider (the same geometry the seekers use)."""
+    loaded = _load_for_answers(game, osm_files)
+    g = loaded.game
+    lon, lat = parse_lat_lon(hider, "--hider")
+    if not g.play_area.buffer(0).covers(_point(lon, lat)):
+        raise InputError(
+            f"--hider {hider} is outside the play area; check the coordinates (LAT,LON)"
+        )
+    station = _station(g, station_id) if station_id else None
+    try:
+        answers = g.hider_answers(lon, lat, station)
+    except QuestionError as exc:
+        raise InputError(str(exc)) from None
+    rows = [
+        {
+            "question": k,
+            "label": q.label(),
+            "answer": q.answer_text(a),
+            "value": a,
+            "recorded": None if q.answer is None else q.answer_text(q.answer),
+        }
+        for k, (q, a) in enumerate(answers, 1)
+    ]
+    if as_json:
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    for r in rows:
+        mark = "" if r["recorded"] in (None, r["answer"]) else f"   (recorded: {r['recorded']})"
+        click.echo(f"{r['question']:>2}. {r['label']}: {r['answer']}{mark}")
+
+
+@questions.command("cost", context_settings=CONTEXT)
+@_game_arg
+@click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
+@_osm_opt
+@click.pass_obj
+def cost_cmd(console, game: Path, as_json: bool, osm_files) -> None:
+    """Cards the hider draws and picks for each question, repeated questions costing more."""
+    loaded = _load_for_answers(game, osm_files)
+    ledger = cost_ledger(loaded.game.questions)
+    if as_json:
+        click.echo(json.dumps([e.__dict__ for e in ledger], ensure_ascii=False, indent=2))
+        return
+    total_draw = total_pick = 0
+    for k, e in enumerate(ledger, 1):
+        total_draw += e.draw
+        total_pick += e.pick
+        again = f" (asked {e.times_asked}×)" if e.times_asked > 1 else ""
+        click.echo(f"{k:>2}. {e.label}{again}: draw {e.draw}, pick {e.pick}")
+    click.echo(f"Total: draw {total_draw}, pick {total_pick}")
+
+
+def _load_for_answers(game: Path, osm_files) -> LoadedGame:
+    """Like _load, but answers may be missing (hider mode and the ledger do not need them)."""
+    try:
+        return load_game(game, osm_files)
+    except QuestionError as exc:
+        raise InputError(f"{game.name}: {exc}") from None
+
+
+def _point(lon: float, lat: float):
+    from shapely.geometry import Point
+
+    return Point(lon, lat)
+
+
+def _station(g: Game, station_id: str):
+    for s in g.stations:
+        if s.id == station_id or s.name.casefold() == station_id.casefold():
+            return s
+    raise InputError(
+        f"no station {station_id!r} in the game; give an id like node/123 or an exact name"
+    )
+
+
+@click.group(context_settings=CONTEXT)
+def zones() -> None:
+    """Hiding zones: check whether one is still valid."""
+
+
+@zones.command("check", context_settings=CONTEXT)
+@_game_arg
+@click.option("--station", "station_id", help="The station (id like node/123, or its name).")
+@click.option("--at", "at", help="A zone centred on LAT,LON instead of a station.")
+@click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
+@_osm_opt
+@click.pass_obj
+def check_cmd(
+    console, game: Path, station_id: str | None, at: str | None, as_json: bool, osm_files
+) -> None:
+    """Is this hiding zone valid? Names each question that rules it out. Exit 0 valid, 1 not."""
+    if (station_id is None) == (at is None):
+        raise click.UsageError("give exactly one of --station ID or --at LAT,LON")
+    loaded = _load(game, osm_files)
+    g = loaded.game
+    if station_id:
+        result = g.check_zone(station=_station(g, station_id))
+    else:
+        lon, lat = parse_lat_lon(at, "--at")
+        result = g.check_zone(point=(lon, lat))
+    what = (
+        f"{result.station.name or result.station.id} ({result.station.id})"
+        if result.station
+        else f"zone at {at}"
+    )
+    payload: dict[str, Any] = {
+        "zone": what,
+        "valid": result.valid,
+        "allowed_stop": result.allowed_stop,
+        "inside_map": result.inside_map,
+        "ruled_out_by": [
+            {
+                "question": c.index + 1,
+                "label": c.question.label(),
+                "recorded": c.question.answer_text(c.recorded),
+                "needed": c.question.answer_text(c.needed),
+            }
+            for c in result.conflicts
+        ],
+    }
+    if as_json:
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        click.echo(f"{what}: {'VALID' if result.valid else 'NOT VALID'}")
+        if not result.allowed_stop:
+            click.echo(f"  not a valid hiding stop under {g.rules.name}")
+        if not result.inside_map:
+            click.echo("  the zone lies outside the play area")
+        for c in payload["ruled_out_by"]:
+            click.echo(
+                f"  ruled out by question {c['question']} ({c['label']}): answered {c['recorded']}, "
+                f"this zone would need {c['needed']}"
+            )
+    click.get_current_context().exit(0 if result.valid else 1)

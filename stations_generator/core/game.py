@@ -1,0 +1,266 @@
+"""A game in progress: play area + rule set + stations + ordered questions (pure).
+
+:meth:`Game.eliminate` folds the area questions over the play area and records what
+each removed; :meth:`Game.possible_zones` lists the hiding zones still possible;
+:meth:`Game.check_zone` says whether one hiding zone is valid and which question
+rules it out; :meth:`Game.hider_answers` answers every question for a hider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import shapely
+from shapely.geometry import Point
+from shapely.geometry.base import BaseGeometry
+
+from .geodesy import geodesic_area_km2
+from .questions import AreaQuestion, Question, QuestionError, Station, StationQuestion
+from .rules import RuleSet
+from .shapes import distance_m, geodesic_circle, geodesic_circles
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one question did to the map."""
+
+    question: Question
+    removed: BaseGeometry
+    removed_km2: float
+    remaining_km2: float
+    stations_removed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Elimination:
+    """The area still possible after every question, and each question's part."""
+
+    remaining: BaseGeometry
+    remaining_km2: float
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class ZoneStatus:
+    """One hiding zone: is it still possible, and how much of it."""
+
+    station: Station
+    possible: bool
+    fraction: float  # share of the zone's area still possible (0–1)
+    reason: str = ""  # why not, when not possible
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A question that rules a hiding zone out, and the answer it would have needed."""
+
+    question: Question
+    index: int  # 0-based position in the game
+    recorded: Any
+    needed: Any
+
+
+@dataclass(frozen=True)
+class ZoneCheck:
+    """The verdict on one hiding zone."""
+
+    station: Station | None
+    point: tuple[float, float]
+    valid: bool
+    allowed_stop: bool
+    inside_map: bool
+    conflicts: tuple[Conflict, ...]
+
+
+@dataclass
+class Game:
+    """A game: the map, the rules, the stations and the questions asked so far."""
+
+    play_area: BaseGeometry
+    rules: RuleSet
+    game_size: str
+    stations: Sequence[Station] = ()
+    questions: list[Question] = field(default_factory=list)
+    modifiers: tuple[str, ...] = ()
+    country: str | None = None
+
+    @property
+    def hiding_radius_m(self) -> float:
+        return self.rules.radius_m(self.game_size, self.modifiers)
+
+    def validate(self) -> None:
+        """Check every question can be evaluated (answers present, distances allowed)."""
+        from .questions import ThermometerQuestion
+
+        for k, q in enumerate(self.questions, 1):
+            try:
+                q.require_answer()
+                if isinstance(q, ThermometerQuestion):
+                    q.nominal_m(self.game_size)
+            except QuestionError as exc:
+                raise QuestionError(f"question {k}: {exc}") from None
+
+    # -- elimination --------------------------------------------------------------
+
+    def eliminate(self) -> Elimination:
+        """Fold the questions over the play area, in order."""
+        self.validate()
+        remaining = self.play_area
+        steps = []
+        alive = {s.id for s in self.stations}
+        for q in self.questions:
+            if isinstance(q, AreaQuestion):
+                kept = shapely.make_valid(q.kept(remaining))
+                kept = _polygonal(kept)
+                removed = _polygonal(shapely.make_valid(remaining.difference(kept)))
+                remaining = kept
+                steps.append(
+                    Step(q, removed, geodesic_area_km2(removed), geodesic_area_km2(remaining))
+                )
+            else:
+                assert isinstance(q, StationQuestion)
+                out = tuple(s.id for s in self.stations if s.id in alive and not q.station_keeps(s))
+                alive -= set(out)
+                steps.append(Step(q, shapely.Polygon(), 0.0, geodesic_area_km2(remaining), out))
+        return Elimination(remaining, geodesic_area_km2(remaining), tuple(steps))
+
+    def station_filter(self) -> np.ndarray:
+        """For each station: allowed by the rule set and by every station question."""
+        keep = np.array([self.rules.is_valid_stop(s, self.country) for s in self.stations], bool)
+        for q in self.questions:
+            if isinstance(q, StationQuestion):
+                keep &= np.array([q.station_keeps(s) for s in self.stations], bool)
+        return keep
+
+    def possible_zones(self, elimination: Elimination | None = None) -> list[ZoneStatus]:
+        """Every station's hiding zone with whether it is still possible and how much of it."""
+        elimination = elimination or self.eliminate()
+        if not self.stations:
+            return []
+        radius = self.hiding_radius_m
+        lons = np.array([s.lon for s in self.stations])
+        lats = np.array([s.lat for s in self.stations])
+        circles = geodesic_circles(lons, lats, radius)
+        remaining = elimination.remaining
+        shapely.prepare(remaining)
+        touches = shapely.intersects(remaining, circles)
+        allowed = np.array([self.rules.is_valid_stop(s, self.country) for s in self.stations], bool)
+        passed = self.station_filter()
+        out = []
+        for i, s in enumerate(self.stations):
+            reason = ""
+            fraction = 0.0
+            if not allowed[i]:
+                reason = f"not a valid hiding stop under {self.rules.name}"
+            elif not passed[i]:
+                reason = "ruled out by a station question"
+            elif not touches[i]:
+                reason = "outside the remaining area"
+            else:
+                part = circles[i].intersection(remaining)
+                fraction = geodesic_area_km2(part) / max(geodesic_area_km2(circles[i]), 1e-12)
+                if fraction <= 0:
+                    reason = "outside the remaining area"
+            out.append(ZoneStatus(s, reason == "", min(fraction, 1.0), reason))
+        return out
+
+    # -- hider mode and zone checks -----------------------------------------------
+
+    def nearest_station(self, lon: float, lat: float) -> Station | None:
+        """The station nearest a point (ties to the smaller id)."""
+        if not self.stations:
+            return None
+        d = distance_m(
+            np.full(len(self.stations), lon),
+            np.full(len(self.stations), lat),
+            np.array([s.lon for s in self.stations]),
+            np.array([s.lat for s in self.stations]),
+        )
+        best = min(range(len(self.stations)), key=lambda i: (d[i], self.stations[i].id))
+        return self.stations[best]
+
+    def hider_answers(
+        self, lon: float, lat: float, station: Station | None = None
+    ) -> list[tuple[Question, Any]]:
+        """What a hider at (lon, lat) answers to each question (station questions about
+        ``station``, by default the nearest station)."""
+        station = station or self.nearest_station(lon, lat)
+        out = []
+        for q in self.questions:
+            if isinstance(q, StationQuestion):
+                if station is None:
+                    raise QuestionError(
+                        f"{q.label()}: needs the hider's station; the game has none"
+                    )
+                out.append((q, q.answer_for_station(station)))
+            else:
+                out.append((q, q.answer_for(lon, lat)))
+        return out
+
+    def check_zone(
+        self, station: Station | None = None, point: tuple[float, float] | None = None
+    ) -> ZoneCheck:
+        """Is the hiding zone at ``station`` (or a zone centred on ``point``) valid?
+
+        Valid = an allowed stop under the rule set, the zone reaches into the play
+        area, and for every question some point of the zone gives the recorded answer
+        (for station questions: the station gives it). Each question that rules it
+        out is named with the answer the zone would have given.
+        """
+        if station is None and point is None:
+            raise ValueError("give a station or a point")
+        if station is not None:
+            point = (station.lon, station.lat)
+        assert point is not None
+        self.validate()
+        zone = geodesic_circle(point[0], point[1], self.hiding_radius_m)
+        inside_map = self.play_area.intersects(zone)
+        allowed = station is None or self.rules.is_valid_stop(station, self.country)
+        conflicts = []
+        region = zone.intersection(self.play_area)
+        for k, q in enumerate(self.questions):
+            if isinstance(q, StationQuestion):
+                if station is None:
+                    continue
+                answer = q.answer_for_station(station)
+                if answer != q.answer:
+                    conflicts.append(Conflict(q, k, q.answer, answer))
+                continue
+            assert isinstance(q, AreaQuestion)
+            kept = q.kept(region) if not region.is_empty else region
+            if kept.is_empty or kept.area == 0:
+                needed = q.answer_for(*point)
+                conflicts.append(Conflict(q, k, q.answer, needed))
+            else:
+                region = kept
+        return ZoneCheck(
+            station=station,
+            point=point,
+            valid=allowed and inside_map and not conflicts,
+            allowed_stop=allowed,
+            inside_map=inside_map,
+            conflicts=tuple(conflicts),
+        )
+
+    def is_possible(self, lon: float, lat: float) -> bool:
+        """Whether a hider at (lon, lat) would give every recorded area answer."""
+        if not self.play_area.covers(Point(lon, lat)):
+            return False
+        return all(
+            q.answer_for(lon, lat) == q.answer
+            for q in self.questions
+            if isinstance(q, AreaQuestion)
+        )
+
+
+def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
+    """Drop the points and lines boolean ops leave on boundaries."""
+    if geometry.geom_type in ("Polygon", "MultiPolygon"):
+        return geometry
+    parts = [
+        g for g in getattr(geometry, "geoms", []) if g.geom_type in ("Polygon", "MultiPolygon")
+    ]
+    return shapely.union_all(parts) if parts else shapely.Polygon()
