@@ -12,33 +12,61 @@ try:
 except PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+local"
 
-from .catalogue import Catalogue, Category, load_catalogue  # noqa: E402
-from .core.candidates import elements_to_candidates  # noqa: E402
-from .core.opening_hours import PlayWindow, open_during_play, parse_play_window  # noqa: E402
-from .core.spacing import SpacingRules  # noqa: E402
-from .core.stationmap import StationMap, StationMapOptions, build_station_map  # noqa: E402
-from .errors import InputError, NoDataError, OverpassError, UserError  # noqa: E402
-from .osm.elements import OsmElement  # noqa: E402
-from .playarea import load_polygons, parse_polygons  # noqa: E402
+# The public API, imported on first use (PEP 562) so the command line starts fast.
+_EXPORTS = {
+    "Catalogue": "catalogue",
+    "Category": "catalogue",
+    "load_catalogue": "catalogue",
+    "elements_to_candidates": "core.candidates",
+    "PlayWindow": "core.opening_hours",
+    "open_during_play": "core.opening_hours",
+    "parse_play_window": "core.opening_hours",
+    "SpacingRules": "core.spacing",
+    "StationMap": "core.stationmap",
+    "StationMapOptions": "core.stationmap",
+    "build_station_map": "core.stationmap",
+    "InputError": "errors",
+    "NoDataError": "errors",
+    "OverpassError": "errors",
+    "UserError": "errors",
+    "OsmElement": "osm.elements",
+    "load_polygons": "playarea",
+    "parse_polygons": "playarea",
+    "Game": "core.game",
+    "Elimination": "core.game",
+    "ZoneCheck": "core.game",
+    "ZoneStatus": "core.game",
+    "RadiusQuestion": "core.questions",
+    "ThermometerQuestion": "core.questions",
+    "TentaclesQuestion": "core.questions",
+    "MatchingNearestQuestion": "core.questions",
+    "MatchingZoneQuestion": "core.questions",
+    "MatchingStationQuestion": "core.questions",
+    "MeasuringQuestion": "core.questions",
+    "Place": "core.questions",
+    "Station": "core.questions",
+    "Zone": "core.questions",
+    "QuestionError": "core.questions",
+    "RuleSet": "core.rules",
+    "RULE_SETS": "core.rules",
+    "rule_set": "core.rules",
+    "cost_ledger": "core.rules",
+    "geodesic_circle": "core.shapes",
+    "AzimuthalFrame": "core.shapes",
+    "load_game": "gamefile",
+    "OsmContext": "gamefile",
+}
 
-__all__ = [
-    "Catalogue",
-    "Category",
-    "InputError",
-    "NoDataError",
-    "OsmElement",
-    "OverpassError",
-    "PlayWindow",
-    "SpacingRules",
-    "StationMap",
-    "StationMapOptions",
-    "UserError",
-    "__version__",
-    "build_station_map",
-    "elements_to_candidates",
-    "load_catalogue",
-    "load_polygons",
-    "open_during_play",
-    "parse_play_window",
-    "parse_polygons",
-]
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'stations_generator' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = ["__version__", *sorted(_EXPORTS)]

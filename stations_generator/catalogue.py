@@ -117,6 +117,7 @@ class Catalogue:
         self.categories: dict[str, Category] = {}
         for cat in categories:
             self.categories[cat.name] = cat
+        self._order = {name: k for k, name in enumerate(self.categories)}
         # Index categories by the key of their first positive clause, so matching a
         # tag dict only tests categories whose key it carries.
         self._by_key: dict[str, list[Category]] = {}
@@ -172,8 +173,7 @@ class Catalogue:
         for cat in self._unindexed:
             if cat.name not in found and cat.matches(tags):
                 found[cat.name] = cat
-        order = list(self.categories)
-        return sorted(found.values(), key=lambda c: order.index(c.name))
+        return sorted(found.values(), key=lambda c: self._order[c.name])
 
     def station_category(self, tags: Mapping[str, str]) -> Category | None:
         """The best-ranked station category the tags belong to (lowest priority, then order)."""

@@ -165,11 +165,16 @@ class OsmContext:
             raise InputError(
                 f"unknown subject {subject!r}; use one of {', '.join(self.catalogue.subjects)}"
             )
-        out = []
+        return tuple(self._subject_index.get(subject, ()))
+
+    @cached_property
+    def _subject_index(self) -> dict[str, list[Place]]:
+        index: dict[str, list[Place]] = {}
         for e in self.elements:
-            if any(subject in c.subjects for c in self.catalogue.matching(e.tags)):
-                out.append(Place(e.key, e.tags.get("name", ""), e.lon, e.lat))
-        return tuple(out)
+            subjects = {s for c in self.catalogue.matching(e.tags) for s in c.subjects}
+            for s in sorted(subjects):
+                index.setdefault(s, []).append(Place(e.key, e.tags.get("name", ""), e.lon, e.lat))
+        return index
 
     def features(self, subject: str) -> tuple[BaseGeometry, ...]:
         """Geometries for a measuring subject: lines, polygons or the subject's points."""
