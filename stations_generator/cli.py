@@ -39,8 +39,31 @@ class Console:
         return self.verbosity >= 0 and sys.stderr.isatty()
 
 
+# Subcommands living in their own modules, imported only when used (fast start-up).
+LAZY_COMMANDS = {
+    "questions": "stations_generator.commands.questions:questions",
+    "zones": "stations_generator.commands.questions:zones",
+    "report": "stations_generator.commands.report:report",
+    "map": "stations_generator.commands.maps:map_command",
+}
+
+
 class Group(click.Group):
-    """Turns user errors into one line on stderr and a non-zero exit, without a traceback."""
+    """Turns user errors into one line on stderr and a non-zero exit, without a traceback.
+
+    Commands listed in :data:`LAZY_COMMANDS` are imported on first use.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str):
+        if name in LAZY_COMMANDS and name not in self.commands:
+            from importlib import import_module
+
+            module, attr = LAZY_COMMANDS[name].split(":")
+            self.add_command(getattr(import_module(module), attr), name)
+        return super().get_command(ctx, name)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -197,6 +220,12 @@ def _with_progress(console: Console, items, label: str, fn: Callable):
     help="Also write candidates.geojson: every candidate with its status and reason.",
 )
 @click.option(
+    "--map",
+    "html_map",
+    is_flag=True,
+    help="Also write stations.html: an interactive map (Leaflet inlined; only tiles load online).",
+)
+@click.option(
     "--name", "map_name", help="Map name in the KML [default: the play area's file name]."
 )
 @click.option(
@@ -244,6 +273,7 @@ def generate(
     no_water_subtract,
     strict_priority,
     explain,
+    html_map,
     map_name,
     overpass_urls,
     overpass_timeout,
@@ -293,6 +323,7 @@ def generate(
         water_subtract=not no_water_subtract,
         strict_priority=strict_priority,
         explain=explain,
+        html_map=html_map,
         map_name=map_name,
         overpass_urls=tuple(overpass_urls),
         overpass_timeout=overpass_timeout,
@@ -300,13 +331,3 @@ def generate(
         use_cache=not no_cache,
     )
     run_generate(request, console)
-
-
-def _register() -> None:
-    from .commands.questions import questions, zones
-
-    main.add_command(questions)
-    main.add_command(zones)
-
-
-_register()

@@ -28,6 +28,7 @@ STATIONS_GEOJSON = "stations.geojson"
 STATIONS_CSV = "stations.csv"
 STATIONS_KML = "stations.kml"
 CANDIDATES_GEOJSON = "candidates.geojson"
+STATIONS_HTML = "stations.html"
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class GenerateRequest:
     water_subtract: bool = True
     strict_priority: bool = False
     explain: bool = False
+    html_map: bool = False
     map_name: str | None = None
     overpass_urls: tuple[str, ...] = ()
     overpass_timeout: float = 180.0
@@ -202,6 +204,22 @@ def _write_outputs(request: GenerateRequest, result: StationMap, default_name: s
         texts[CANDIDATES_GEOJSON] = geojson.dumps_geojson(
             geojson.candidates_feature_collection(result.candidates, metadata=meta)
         )
+    if request.html_map:
+        from .core.gamesize import HIDING_RADIUS_M
+        from .export.folium_map import render_station_map, station_map
+
+        texts[STATIONS_HTML] = render_station_map(
+            station_map(
+                stations,
+                result.play_area,
+                result.exclusions,
+                candidates=result.candidates if request.explain else None,
+                hiding_radius_m=HIDING_RADIUS_M[result.game_size],
+                min_spacing_m=result.rules.min_spacing_m,
+                cluster_gap_m=result.rules.cluster_gap_m,
+                title=request.map_name or default_name,
+            )
+        )
     from .export.atomic import atomic_write_text
 
     for name, text in texts.items():
@@ -263,8 +281,8 @@ def _closest(result: StationMap) -> tuple[float | None, float | None]:
 def _report(request: GenerateRequest, result: StationMap, console) -> None:
     for line in summary_lines(result):
         console.info(line)
-    names = [STATIONS_GEOJSON, STATIONS_CSV, STATIONS_KML] + (
-        [CANDIDATES_GEOJSON] if request.explain else []
-    )
+    names = [STATIONS_GEOJSON, STATIONS_CSV, STATIONS_KML]
+    names += [CANDIDATES_GEOJSON] if request.explain else []
+    names += [STATIONS_HTML] if request.html_map else []
     console.info("Wrote " + ", ".join(str(request.output_dir / n) for n in names))
     console.detail("options: " + ", ".join(f"{k}={v}" for k, v in asdict(request).items()))

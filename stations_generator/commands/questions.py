@@ -19,6 +19,7 @@ from ..gamefile import LoadedGame, load_game, parse_lat_lon
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 REMAINING_GEOJSON = "remaining.geojson"
 ZONES_GEOJSON = "zones.geojson"
+ELIMINATION_HTML = "elimination.html"
 
 _game_arg = click.argument("game", type=click.Path(path_type=Path))
 _osm_opt = click.option(
@@ -145,9 +146,15 @@ def questions() -> None:
     show_default=True,
     help="Folder for remaining.geojson and zones.geojson.",
 )
+@click.option(
+    "--map",
+    "html_map",
+    is_flag=True,
+    help="Also write elimination.html: a layer per question, zones possible and not.",
+)
 @_osm_opt
 @click.pass_obj
-def apply_cmd(console, game: Path, output_dir: Path, osm_files) -> None:
+def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, osm_files) -> None:
     """Remaining area and possible hiding zones after every question."""
     loaded = _load(game, osm_files)
     g = loaded.game
@@ -159,6 +166,15 @@ def apply_cmd(console, game: Path, output_dir: Path, osm_files) -> None:
         REMAINING_GEOJSON: dumps_geojson(elimination_geojson(g, elimination)),
         ZONES_GEOJSON: dumps_geojson(zones_geojson(g, zones)),
     }
+    if html_map:
+        from ..export.elimination_map import elimination_map
+        from ..export.folium_map import render_station_map
+
+        texts[ELIMINATION_HTML] = render_station_map(
+            elimination_map(
+                g, elimination, zones, title=game.parent.name if game.stem == "game" else game.stem
+            )
+        )
     for name, text in texts.items():
         atomic_write_text(output_dir / name, text)
     for line in summary_table(g, elimination, zones):

@@ -147,24 +147,28 @@ class Game:
         remaining = elimination.remaining
         shapely.prepare(remaining)
         touches = shapely.intersects(remaining, circles)
+        inside = shapely.contains(remaining, circles)
         allowed = np.array([self.rules.is_valid_stop(s, self.country) for s in self.stations], bool)
         passed = self.station_filter()
+        # Share of each zone still possible. Zones wholly inside are 1; the others are
+        # cut. A ratio of lon/lat areas within one zone (≤ a few km across) differs
+        # from the geodesic ratio by under 1e-3.
+        fraction = inside.astype(float)
+        cut = np.flatnonzero(touches & ~inside & allowed & passed)
+        if len(cut):
+            parts = shapely.intersection(circles[cut], remaining)
+            fraction[cut] = shapely.area(parts) / shapely.area(circles[cut])
         out = []
         for i, s in enumerate(self.stations):
             reason = ""
-            fraction = 0.0
             if not allowed[i]:
                 reason = f"not a valid hiding stop under {self.rules.name}"
             elif not passed[i]:
                 reason = "ruled out by a station question"
-            elif not touches[i]:
+            elif not touches[i] or fraction[i] <= 0:
                 reason = "outside the remaining area"
-            else:
-                part = circles[i].intersection(remaining)
-                fraction = geodesic_area_km2(part) / max(geodesic_area_km2(circles[i]), 1e-12)
-                if fraction <= 0:
-                    reason = "outside the remaining area"
-            out.append(ZoneStatus(s, reason == "", min(fraction, 1.0), reason))
+            share = float(min(fraction[i], 1.0)) if reason == "" else 0.0
+            out.append(ZoneStatus(s, reason == "", share, reason))
         return out
 
     # -- hider mode and zone checks -----------------------------------------------
