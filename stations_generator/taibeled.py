@@ -124,8 +124,16 @@ _ADMIN_LEVELS = range(2, 11)
 # POI types the app queries as [tag=type]; the plain name is the "hiding zone mode"
 # variant (evaluated per station in the app), "-full" the whole-map variant.
 _POI_TYPES = (
-    "aquarium", "zoo", "theme_park", "museum", "hospital", "cinema", "library",
-    "golf_course", "consulate", "park",
+    "aquarium",
+    "zoo",
+    "theme_park",
+    "museum",
+    "hospital",
+    "cinema",
+    "library",
+    "golf_course",
+    "consulate",
+    "park",
 )
 
 # taibeled type -> (our kind, our subject / attribute). Subjects are catalogue subject
@@ -182,7 +190,11 @@ _MEASURING_EXPORT = {
     "train_station": "rail-measure",
 }
 _TENTACLES_EXPORT = {s: t for t, s in TENTACLES_TYPES.items() if s is not None}
-_STATION_EXPORT = {"letter": "same-first-letter-station", "length": "same-length-station", "line": "same-train-line"}
+_STATION_EXPORT = {
+    "letter": "same-first-letter-station",
+    "length": "same-length-station",
+    "line": "same-train-line",
+}
 # Measuring subjects that are not catalogue places (the resolver gives lines/polygons).
 _FEATURE_SUBJECTS = ("coastline", "high_speed_rail", "border", "body_of_water")
 _SUBJECT_MEMBER = "subject"  # foreign member naming our subject in a custom `geo`
@@ -245,7 +257,7 @@ def _flag(data: dict, key: str, default: bool) -> bool:
 def _answer(data: dict, key: str, where: str, require: bool, default: bool = True) -> bool:
     if key not in data or data[key] is None:
         if require:
-            raise TaibeledError(f"{where} has no answer ({key!r}); add \"{key}\": true or false")
+            raise TaibeledError(f'{where} has no answer ({key!r}); add "{key}": true or false')
         return default
     value = data[key]
     if not isinstance(value, bool):
@@ -337,7 +349,11 @@ def _point_feature(obj: Any, where: str) -> dict:
     if not isinstance(obj, dict) or obj.get("type") != "Feature":
         raise TaibeledError(f"{where} must be a GeoJSON Point Feature")
     geom = obj.get("geometry")
-    if not isinstance(geom, dict) or geom.get("type") != "Point" or not isinstance(geom.get("coordinates"), list):
+    if (
+        not isinstance(geom, dict)
+        or geom.get("type") != "Point"
+        or not isinstance(geom.get("coordinates"), list)
+    ):
         raise TaibeledError(f"{where} must be a GeoJSON Point Feature")
     coords = geom["coordinates"]
     if len(coords) < 2:
@@ -346,7 +362,10 @@ def _point_feature(obj: Any, where: str) -> dict:
     _lat(coords[1], "latitude", where)
     out: dict[str, Any] = {
         "type": "Feature",
-        "geometry": {"type": "Point", "coordinates": [_number(c, "coordinate", where) for c in coords]},
+        "geometry": {
+            "type": "Point",
+            "coordinates": [_number(c, "coordinate", where) for c in coords],
+        },
     }
     if isinstance(obj.get("id"), (str, int, float)) and not isinstance(obj.get("id"), bool):
         out["id"] = obj["id"]
@@ -422,8 +441,12 @@ def _normalise(kind: str, data: dict, key: float, require_answer: bool) -> dict:
         places = data.get("places")
         if loc_type == "custom":
             if not isinstance(places, list):
-                raise TaibeledError(f"{where}: a custom tentacles question needs 'places' (Point Features)")
-            out["places"] = [_point_feature(p, f"{where}: place {i + 1}") for i, p in enumerate(places)]
+                raise TaibeledError(
+                    f"{where}: a custom tentacles question needs 'places' (Point Features)"
+                )
+            out["places"] = [
+                _point_feature(p, f"{where}: place {i + 1}") for i, p in enumerate(places)
+            ]
         elif isinstance(places, list):
             out["places"] = copy.deepcopy(places)
         return out
@@ -433,11 +456,15 @@ def _normalise(kind: str, data: dict, key: float, require_answer: bool) -> dict:
         if data.get("lengthComparison") is not None:
             lc = data["lengthComparison"]
             if lc not in _LENGTH_COMPARISONS:
-                raise TaibeledError(f"{where}: bad lengthComparison {lc!r}; use shorter, longer or same")
+                raise TaibeledError(
+                    f"{where}: bad lengthComparison {lc!r}; use shorter, longer or same"
+                )
             out["lengthComparison"] = lc
         mtype = data.get("type", "airport")
         if not isinstance(mtype, str) or mtype not in MATCHING_TYPES:
-            raise TaibeledError(f"{where}: unknown matching type {mtype!r}; use {', '.join(MATCHING_TYPES)}")
+            raise TaibeledError(
+                f"{where}: unknown matching type {mtype!r}; use {', '.join(MATCHING_TYPES)}"
+            )
         out["type"] = mtype
         if mtype in ("zone", "letter-zone"):
             cat = data.get("cat")
@@ -445,7 +472,9 @@ def _normalise(kind: str, data: dict, key: float, require_answer: bool) -> dict:
             if cat is None:
                 level = 3
             if not _is_number(level) or level not in _ADMIN_LEVELS or int(level) != level:
-                raise TaibeledError(f"{where}: bad cat.adminLevel {level!r}; use a whole number from 2 to 10")
+                raise TaibeledError(
+                    f"{where}: bad cat.adminLevel {level!r}; use a whole number from 2 to 10"
+                )
             out["cat"] = {"adminLevel": int(level)}
         elif mtype in ("custom-zone", "custom-points") and data.get("geo") is not None:
             out["geo"] = copy.deepcopy(data["geo"])
@@ -455,7 +484,9 @@ def _normalise(kind: str, data: dict, key: float, require_answer: bool) -> dict:
     out["hiderCloser"] = _answer(data, "hiderCloser", where, require_answer)
     mtype = data.get("type", "coastline")
     if not isinstance(mtype, str) or mtype not in MEASURING_TYPES:
-        raise TaibeledError(f"{where}: unknown measuring type {mtype!r}; use {', '.join(MEASURING_TYPES)}")
+        raise TaibeledError(
+            f"{where}: unknown measuring type {mtype!r}; use {', '.join(MEASURING_TYPES)}"
+        )
     out["type"] = mtype
     if isinstance(data.get("cat"), dict):
         out["cat"] = copy.deepcopy(data["cat"])
@@ -522,12 +553,27 @@ def dump_question(q: TaibeledQuestion) -> dict:
 
 # Top-level settings the app writes, in its order, with its defaults.
 _COLLECTION_ORDER = (
-    "disabledStations", "hidingRadius", "hidingRadiusUnits", "zoneOptions", "useCustomStations",
-    "customStations", "includeDefaultStations", "presets", "permanentOverlay",
+    "disabledStations",
+    "hidingRadius",
+    "hidingRadiusUnits",
+    "zoneOptions",
+    "useCustomStations",
+    "customStations",
+    "includeDefaultStations",
+    "presets",
+    "permanentOverlay",
 )
 _FEATURE_ORDER = (
-    "disabledStations", "hidingRadius", "hidingRadiusUnits", "alternateLocations", "zoneOptions",
-    "useCustomStations", "customStations", "includeDefaultStations", "presets", "permanentOverlay",
+    "disabledStations",
+    "hidingRadius",
+    "hidingRadiusUnits",
+    "alternateLocations",
+    "zoneOptions",
+    "useCustomStations",
+    "customStations",
+    "includeDefaultStations",
+    "presets",
+    "permanentOverlay",
 )
 _DEFAULTS: dict[str, Any] = {
     "hidingRadius": 0.5,
@@ -539,8 +585,21 @@ _DEFAULTS: dict[str, Any] = {
     "permanentOverlay": None,
 }
 # Other settings the app reads from a state; kept when present.
-_OTHER_KNOWN = ("zoneOperators", "displayHidingZones", "displayHidingZonesStyle", "defaultUnit", "headStartMinutes")
-_EXTRA_KEYS = tuple(k for k in _FEATURE_ORDER if k not in ("disabledStations", "hidingRadius", "customStations", "zoneOptions")) + _OTHER_KNOWN
+_OTHER_KNOWN = (
+    "zoneOperators",
+    "displayHidingZones",
+    "displayHidingZonesStyle",
+    "defaultUnit",
+    "headStartMinutes",
+)
+_EXTRA_KEYS = (
+    tuple(
+        k
+        for k in _FEATURE_ORDER
+        if k not in ("disabledStations", "hidingRadius", "customStations", "zoneOptions")
+    )
+    + _OTHER_KNOWN
+)
 _DEFAULT_ZONE_OPTIONS = ["[railway=station]"]
 
 
@@ -661,7 +720,9 @@ def _settings(obj: dict, state: TaibeledState) -> None:
                 raise TaibeledError(f"{where} must be an object with lat and lng")
             lat = _lat(s.get("lat"), "lat", where)
             lng = _lng(s.get("lng"), "lng", where)
-            out: dict[str, Any] = {"id": str(s["id"]) if s.get("id") is not None else f"{lat},{lng}"}
+            out: dict[str, Any] = {
+                "id": str(s["id"]) if s.get("id") is not None else f"{lat},{lng}"
+            }
             if s.get("name") is not None:
                 out["name"] = s["name"]
             out["lat"], out["lng"] = lat, lng
@@ -730,7 +791,9 @@ def parse_state(obj: Any, *, require_answer: bool = True) -> TaibeledState:
     elif gtype == "Feature" or gtype in ("Polygon", "MultiPolygon"):
         geom = obj.get("geometry") if gtype == "Feature" else obj
         state.play_area = _polygonal([_geometry(geom, "state play area")]) if geom else None
-        feature = obj if gtype == "Feature" else {"type": "Feature", "properties": {}, "geometry": obj}
+        feature = (
+            obj if gtype == "Feature" else {"type": "Feature", "properties": {}, "geometry": obj}
+        )
         state._source = (state.play_area, [copy.deepcopy(feature)])
         state.questions = _questions(obj.get("questions"), require_answer)
     else:
@@ -776,13 +839,27 @@ def dump_state(state: TaibeledState, shape: str | None = None) -> dict:
         if source is not None and state.shape == "collection":
             features = copy.deepcopy(source[1])
         elif state.play_area is not None:
-            features = [{"type": "Feature", "properties": {}, "geometry": _jsonable(mapping(state.play_area))}]
+            features = [
+                {
+                    "type": "Feature",
+                    "properties": {},
+                    "geometry": _jsonable(mapping(state.play_area)),
+                }
+            ]
         else:
             features = []
-        out: dict[str, Any] = {"type": "FeatureCollection", "features": features, "questions": questions}
+        out: dict[str, Any] = {
+            "type": "FeatureCollection",
+            "features": features,
+            "questions": questions,
+        }
         order = _COLLECTION_ORDER
     else:
-        known = [k for k in state._properties_order if k in state.properties or k in ("isHidingZone", "questions")]
+        known = [
+            k
+            for k in state._properties_order
+            if k in state.properties or k in ("isHidingZone", "questions")
+        ]
         props = {k: None for k in known}
         props.update(copy.deepcopy(state.properties))
         if source is not None and state.shape == "feature":
@@ -794,11 +871,15 @@ def dump_state(state: TaibeledState, shape: str | None = None) -> dict:
             geom["coordinates"] = _swap(geom["coordinates"])
             props["extent"] = _extent(state.play_area)
         else:
-            raise TaibeledError("state has no play area to write as a Feature; use the collection shape")
+            raise TaibeledError(
+                "state has no play area to write as a Feature; use the collection shape"
+            )
         props["isHidingZone"] = True
         props["questions"] = questions
         core = {"type": "Feature", "geometry": geom, "properties": props}
-        order_core = [k for k in state._feature_order if k in core] + [k for k in core if k not in state._feature_order]
+        order_core = [k for k in state._feature_order if k in core] + [
+            k for k in core if k not in state._feature_order
+        ]
         out = {k: core[k] for k in order_core}
         order = _FEATURE_ORDER
     units = state.extras.get("hidingRadiusUnits", "miles")
@@ -884,13 +965,19 @@ def decode_hzc(link_or_code: str) -> dict:
     try:
         text_json = zlib.decompress(raw).decode("utf-8")
     except zlib.error:
-        raise TaibeledError("malformed share link: the hzc code is not zlib-compressed data") from None
+        raise TaibeledError(
+            "malformed share link: the hzc code is not zlib-compressed data"
+        ) from None
     except UnicodeDecodeError:
-        raise TaibeledError("malformed share link: the decompressed data is not UTF-8 text") from None
+        raise TaibeledError(
+            "malformed share link: the decompressed data is not UTF-8 text"
+        ) from None
     try:
         obj = json.loads(text_json)
     except json.JSONDecodeError as exc:
-        raise TaibeledError(f"malformed share link: the decompressed data is not JSON ({exc.msg})") from None
+        raise TaibeledError(
+            f"malformed share link: the decompressed data is not JSON ({exc.msg})"
+        ) from None
     if not isinstance(obj, dict):
         raise TaibeledError("malformed share link: the JSON is not an object")
     return obj
@@ -956,7 +1043,10 @@ def _features_of(geo: Any) -> list[dict]:
         if geo.get("type") == "Feature":
             return [geo]
         if geo.get("type") == "GeometryCollection":
-            return [{"type": "Feature", "geometry": g, "properties": {}} for g in geo.get("geometries") or []]
+            return [
+                {"type": "Feature", "geometry": g, "properties": {}}
+                for g in geo.get("geometries") or []
+            ]
         if "coordinates" in geo:
             return [{"type": "Feature", "geometry": geo, "properties": {}}]
     return []
@@ -967,7 +1057,9 @@ def _geo_geometries(geo: Any, where: str) -> list[BaseGeometry]:
     out = [_geometry(f["geometry"], where) for f in feats if isinstance(f.get("geometry"), dict)]
     out = [g for g in out if not g.is_empty]
     if not out:
-        raise TaibeledError(f"{where}: 'geo' holds no geometry; draw the custom shape in the app again")
+        raise TaibeledError(
+            f"{where}: 'geo' holds no geometry; draw the custom shape in the app again"
+        )
     return out
 
 
@@ -987,7 +1079,14 @@ def _geo_places(features: Sequence[Any], where: str) -> tuple[Place, ...]:
         props = f.get("properties") if isinstance(f.get("properties"), dict) else {}
         pid = f.get("id", props.get("id"))
         name = props.get("name")
-        out.append(Place(str(pid) if pid is not None else f"custom/{i}", "" if name is None else str(name), lon, lat))
+        out.append(
+            Place(
+                str(pid) if pid is not None else f"custom/{i}",
+                "" if name is None else str(name),
+                lon,
+                lat,
+            )
+        )
     return tuple(out)
 
 
@@ -1012,6 +1111,7 @@ def _tentacles_answer(q: TaibeledQuestion, places: Sequence[Place], subject: str
         return NOT_WITHIN
     name = q.answer
     lon, lat = (float(c) for c in loc["geometry"]["coordinates"][:2])
+
     def dist(p: Place) -> float:
         return float(distance_m(lon, lat, p.lon, p.lat))
 
@@ -1089,10 +1189,14 @@ def _matching_to_model(q: TaibeledQuestion, resolver: Resolver) -> Question:
     if kind == "nearest":
         subject = str(arg)
         _check_subject(subject, where, f"type {mtype!r}")
-        return MatchingNearestQuestion(q.seeker, subject, tuple(resolver.places(subject)), d["same"])
+        return MatchingNearestQuestion(
+            q.seeker, subject, tuple(resolver.places(subject)), d["same"]
+        )
     if kind == "zone":
         level = int(d["cat"]["adminLevel"])
-        return MatchingZoneQuestion(q.seeker, level, tuple(resolver.zones(level)), d["same"], by_letter=bool(arg))
+        return MatchingZoneQuestion(
+            q.seeker, level, tuple(resolver.zones(level)), d["same"], by_letter=bool(arg)
+        )
     if kind == "station":
         comparison = d.get("lengthComparison")
         if arg == "length" and comparison in ("shorter", "longer"):
@@ -1102,25 +1206,33 @@ def _matching_to_model(q: TaibeledQuestion, resolver: Resolver) -> Question:
             )
         station = resolver.station_near(*q.seeker)
         if station is None:
-            raise TaibeledError(f"{where}: no hiding station near the seeker; give OSM data with stations")
+            raise TaibeledError(
+                f"{where}: no hiding station near the seeker; give OSM data with stations"
+            )
         return MatchingStationQuestion(station, str(arg), d["same"])
     if kind == "custom-points":
         places = _geo_places(_features_of(d.get("geo")), where)
         if not places:
-            raise TaibeledError(f"{where}: 'geo' holds no points; draw the custom points in the app again")
+            raise TaibeledError(
+                f"{where}: 'geo' holds no points; draw the custom points in the app again"
+            )
         return MatchingNearestQuestion(q.seeker, _geo_subject(d.get("geo")), places, d["same"])
     # custom-zone
     geo = d.get("geo")
     region = _polygonal(_geo_geometries(geo, where))
     if region is None:
-        raise TaibeledError(f"{where}: 'geo' holds no polygon; draw the custom zone in the app again")
+        raise TaibeledError(
+            f"{where}: 'geo' holds no polygon; draw the custom zone in the app again"
+        )
     if not region.covers(Point(*q.seeker)):
         raise TaibeledError(
             f"{where}: the seeker ({q.seeker[1]:g}, {q.seeker[0]:g}) is outside the custom zone; "
             "our zone question needs the seeker inside it"
         )
     feats = _features_of(geo)
-    props = feats[0].get("properties") if feats and isinstance(feats[0].get("properties"), dict) else {}
+    props = (
+        feats[0].get("properties") if feats and isinstance(feats[0].get("properties"), dict) else {}
+    )
     name = str(props.get("name") or "custom zone")
     return MatchingZoneQuestion(q.seeker, 0, (Zone("custom-zone", name, region),), d["same"])
 
@@ -1132,9 +1244,13 @@ def _measuring_to_model(q: TaibeledQuestion, resolver: Resolver) -> Question:
     subject = MEASURING_TYPES[mtype]
     if subject is None:  # custom-measure
         feats = tuple(_geo_geometries(d.get("geo"), where))
-        return MeasuringQuestion(q.seeker, _geo_subject(d.get("geo")), feats, resolver.frame, d["hiderCloser"])
+        return MeasuringQuestion(
+            q.seeker, _geo_subject(d.get("geo")), feats, resolver.frame, d["hiderCloser"]
+        )
     _check_subject(subject, where, f"type {mtype!r}", features=True)
-    return MeasuringQuestion(q.seeker, subject, tuple(resolver.features(subject)), resolver.frame, d["hiderCloser"])
+    return MeasuringQuestion(
+        q.seeker, subject, tuple(resolver.features(subject)), resolver.frame, d["hiderCloser"]
+    )
 
 
 # -- from the model ---------------------------------------------------------------------
@@ -1174,14 +1290,19 @@ def _place_feature(p: Place) -> dict:
 
 
 def _points_geo(places: Sequence[Place], subject: str) -> dict:
-    geo: dict[str, Any] = {"type": "FeatureCollection", "features": [_place_feature(p) for p in places]}
+    geo: dict[str, Any] = {
+        "type": "FeatureCollection",
+        "features": [_place_feature(p) for p in places],
+    }
     if subject != "custom":
         geo[_SUBJECT_MEMBER] = subject
     return geo
 
 
 def _same_geometries(a: Sequence[BaseGeometry], b: Sequence[BaseGeometry]) -> bool:
-    return len(a) == len(b) and all(shapely.equals_exact(x, y, 0.0) for x, y in zip(a, b, strict=True))
+    return len(a) == len(b) and all(
+        shapely.equals_exact(x, y, 0.0) for x, y in zip(a, b, strict=True)
+    )
 
 
 def _same_places(a: Sequence[Place], b: Sequence[Place]) -> bool:
@@ -1194,9 +1315,16 @@ def _require(answer: Any, q: Question) -> Any:
     return answer
 
 
-def _variant(like: TaibeledQuestion | None, kind: str, table: dict, subject: str, default: str | None) -> str | None:
+def _variant(
+    like: TaibeledQuestion | None, kind: str, table: dict, subject: str, default: str | None
+) -> str | None:
     """Keep the app variant of ``like`` (e.g. "museum" vs "museum-full") if it means the same subject."""
-    if like is not None and like.kind == kind and like.type in table and table[like.type] == subject:
+    if (
+        like is not None
+        and like.kind == kind
+        and like.type in table
+        and table[like.type] == subject
+    ):
         return like.type
     return default
 
@@ -1229,13 +1357,23 @@ def from_model(q: Question, like: TaibeledQuestion | None = None) -> TaibeledQue
     """
     same_kind = like is not None and like.kind == q.kind
     base = copy.deepcopy(like.data) if like is not None and same_kind else {}
-    data: dict[str, Any] = {k: base[k] for k in ("drag", "color", "collapsed", "hidden", "colorA", "colorB") if k in base}
+    data: dict[str, Any] = {
+        k: base[k]
+        for k in ("drag", "color", "collapsed", "hidden", "colorA", "colorB")
+        if k in base
+    }
     if isinstance(q, RadiusQuestion):
         unit, value = _radius_value(q.radius_m, base)
-        data.update(lat=q.seeker[1], lng=q.seeker[0], radius=value, unit=unit, within=_require(q.within, q))
+        data.update(
+            lat=q.seeker[1], lng=q.seeker[0], radius=value, unit=unit, within=_require(q.within, q)
+        )
     elif isinstance(q, ThermometerQuestion):
         data.update(
-            latA=q.start[1], lngA=q.start[0], latB=q.end[1], lngB=q.end[0], warmer=_require(q.warmer, q)
+            latA=q.start[1],
+            lngA=q.start[0],
+            latB=q.end[1],
+            lngB=q.end[0],
+            warmer=_require(q.warmer, q),
         )
     elif isinstance(q, TentaclesQuestion):
         _tentacles_from_model(q, base, like, data)
@@ -1246,7 +1384,9 @@ def from_model(q: Question, like: TaibeledQuestion | None = None) -> TaibeledQue
             data.update(type="custom-points", geo=old)  # still the points it came from
         else:
             nearest_types = {k: v[1] for k, v in MATCHING_TYPES.items() if v[0] == "nearest"}
-            mtype = _variant(like, "matching", nearest_types, q.subject, _MATCHING_EXPORT.get(q.subject))
+            mtype = _variant(
+                like, "matching", nearest_types, q.subject, _MATCHING_EXPORT.get(q.subject)
+            )
             if mtype is None:
                 data.update(type="custom-points", geo=_points_geo(q.places, q.subject))
             else:
@@ -1263,31 +1403,52 @@ def from_model(q: Question, like: TaibeledQuestion | None = None) -> TaibeledQue
             except QuestionError as exc:
                 raise TaibeledError(_one_line(exc)) from None
             letter = first_letter(mine.name)
-            parts = [z for z in q.zones if (first_letter(z.name) == letter if q.by_letter else z.id == mine.id)]
+            parts = [
+                z
+                for z in q.zones
+                if (first_letter(z.name) == letter if q.by_letter else z.id == mine.id)
+            ]
             region = shapely.union_all([z.geometry for z in parts])
             old = base.get("geo") if base.get("type") == "custom-zone" else None
-            old_region = _polygonal(_geo_geometries(old, "geo")) if old is not None and _features_of(old) else None
+            old_region = (
+                _polygonal(_geo_geometries(old, "geo"))
+                if old is not None and _features_of(old)
+                else None
+            )
             if old_region is not None and shapely.equals_exact(old_region, region, 0.0):
                 data["geo"] = old
             else:
-                data["geo"] = {"type": "Feature", "properties": {"name": mine.name}, "geometry": _jsonable(mapping(region))}
+                data["geo"] = {
+                    "type": "Feature",
+                    "properties": {"name": mine.name},
+                    "geometry": _jsonable(mapping(region)),
+                }
     elif isinstance(q, MatchingStationQuestion):
         st = q.seeker_station
-        data.update(lat=st.lat, lng=st.lon, same=_require(q.same, q), type=_STATION_EXPORT[q.attribute])
+        data.update(
+            lat=st.lat, lng=st.lon, same=_require(q.same, q), type=_STATION_EXPORT[q.attribute]
+        )
         if q.attribute == "length" and base.get("lengthComparison") == "same":
             data["lengthComparison"] = "same"
     elif isinstance(q, MeasuringQuestion):
         data.update(lat=q.seeker[1], lng=q.seeker[0], hiderCloser=_require(q.hider_closer, q))
         old = base.get("geo") if base.get("type") == "custom-measure" else None
-        if old is not None and _features_of(old) and _same_geometries(_geo_geometries(old, "geo"), q.features):
+        if (
+            old is not None
+            and _features_of(old)
+            and _same_geometries(_geo_geometries(old, "geo"), q.features)
+        ):
             data.update(type="custom-measure", geo=old)  # still the shapes it came from
         else:
-            mtype = _variant(like, "measuring", MEASURING_TYPES, q.subject, _MEASURING_EXPORT.get(q.subject))
+            mtype = _variant(
+                like, "measuring", MEASURING_TYPES, q.subject, _MEASURING_EXPORT.get(q.subject)
+            )
             if mtype is None:
                 geo: dict[str, Any] = {
                     "type": "FeatureCollection",
                     "features": [
-                        {"type": "Feature", "properties": {}, "geometry": _jsonable(mapping(g))} for g in q.features
+                        {"type": "Feature", "properties": {}, "geometry": _jsonable(mapping(g))}
+                        for g in q.features
                     ],
                 }
                 if q.subject != "custom":
@@ -1309,12 +1470,18 @@ def _tentacles_from_model(
     nearest = _require(q.nearest, q)
     unit, value = _radius_value(q.radius_m, base)
     data.update(lat=q.seeker[1], lng=q.seeker[0], radius=value, unit=unit)
-    loc_type = _variant(like, "tentacles", TENTACLES_TYPES, q.subject, _TENTACLES_EXPORT.get(q.subject))
+    loc_type = _variant(
+        like, "tentacles", TENTACLES_TYPES, q.subject, _TENTACLES_EXPORT.get(q.subject)
+    )
     if loc_type is None or loc_type == "custom":
         inside = q.candidates()
         old = base.get("places")
-        if base.get("locationType") == "custom" and isinstance(old, list) and _same_places(
-            [p for p in _geo_places(old, "places") if p.id in {c.id for c in inside}], inside
+        if (
+            base.get("locationType") == "custom"
+            and isinstance(old, list)
+            and _same_places(
+                [p for p in _geo_places(old, "places") if p.id in {c.id for c in inside}], inside
+            )
         ):
             data["places"] = old
         else:

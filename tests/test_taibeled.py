@@ -99,8 +99,10 @@ class ExtractResolver:
         if not self.stations:
             return None
         d = distance_m(
-            np.full(len(self.stations), lon), np.full(len(self.stations), lat),
-            np.array([s.lon for s in self.stations]), np.array([s.lat for s in self.stations]),
+            np.full(len(self.stations), lon),
+            np.full(len(self.stations), lat),
+            np.array([s.lon for s in self.stations]),
+            np.array([s.lat for s in self.stations]),
         )
         return self.stations[int(np.argmin(d))]
 
@@ -109,12 +111,19 @@ class ExtractResolver:
 def helsinki() -> ExtractResolver:
     routes = read_routes(HELSINKI)
     stations = []
-    for e in extracts.read_points(HELSINKI, lambda t: t.get("railway") in ("station", "halt", "tram_stop")):
+    for e in extracts.read_points(
+        HELSINKI, lambda t: t.get("railway") in ("station", "halt", "tram_stop")
+    ):
         served = routes_serving(e.lon, e.lat, e.osm_id, routes)
         stations.append(
             Station(
-                e.key, e.tags.get("name", ""), e.lon, e.lat, (("railway", e.tags["railway"]),),
-                frozenset(r.id for r in served), frozenset(r.line_ref for r in served),
+                e.key,
+                e.tags.get("name", ""),
+                e.lon,
+                e.lat,
+                (("railway", e.tags["railway"]),),
+                frozenset(r.id for r in served),
+                frozenset(r.line_ref for r in served),
             )
         )
     return ExtractResolver(
@@ -132,15 +141,24 @@ def helsinki() -> ExtractResolver:
 def liechtenstein() -> ExtractResolver:
     areas = extracts.read_areas(
         LIECHTENSTEIN,
-        lambda t: t.get("boundary") == "administrative" and t.get("admin_level") == "8" and "name" in t,
+        lambda t: (
+            t.get("boundary") == "administrative" and t.get("admin_level") == "8" and "name" in t
+        ),
     )
-    zones = tuple(sorted((Zone(zid, tags["name"], geom) for zid, tags, geom in areas), key=lambda z: z.id))
-    return ExtractResolver(shapely.union_all([z.geometry for z in zones]), zones_by_level={8: zones})
+    zones = tuple(
+        sorted((Zone(zid, tags["name"], geom) for zid, tags, geom in areas), key=lambda z: z.id)
+    )
+    return ExtractResolver(
+        shapely.union_all([z.geometry for z in zones]), zones_by_level={8: zones}
+    )
 
 
 @pytest.fixture(scope="module")
 def monaco() -> ExtractResolver:
-    coast = tuple(line for _, _, line in extracts.read_lines(MONACO, lambda t: t.get("natural") == "coastline"))
+    coast = tuple(
+        line
+        for _, _, line in extracts.read_lines(MONACO, lambda t: t.get("natural") == "coastline")
+    )
     return ExtractResolver(box(7.40, 43.72, 7.45, 43.76), lines={"coastline": coast})
 
 
@@ -186,7 +204,9 @@ def test_app_state_parses_and_keeps_every_field():
 
 def _sioux_falls_feature_state() -> tuple[dict, Polygon]:
     """The Feature shape the README describes, built from the real Sioux Falls play area."""
-    ring = json.loads((SIOUX / "polygon.geojson").read_text("utf-8"))["features"][0]["geometry"]["coordinates"]
+    ring = json.loads((SIOUX / "polygon.geojson").read_text("utf-8"))["features"][0]["geometry"][
+        "coordinates"
+    ]
     lonlat = Polygon(ring)
     minx, miny, maxx, maxy = lonlat.bounds
     question = _load("question-radius.json")
@@ -206,7 +226,9 @@ def _sioux_falls_feature_state() -> tuple[dict, Polygon]:
         "alternateLocations": [],
         "zoneOptions": ["[railway=station]"],
         "useCustomStations": False,
-        "customStations": [{"id": "custom-1", "name": "Falls Park", "lat": 43.5587, "lng": -96.7240}],
+        "customStations": [
+            {"id": "custom-1", "name": "Falls Park", "lat": 43.5587, "lng": -96.7240}
+        ],
         "includeDefaultStations": True,
         "presets": [],
         "permanentOverlay": None,
@@ -244,8 +266,17 @@ def test_state_converts_between_shapes():
     assert shapely.equals(back.play_area, state.play_area)
     assert back.questions == state.questions
     as_collection = tb.dump_state(back, "collection")
-    assert as_collection["features"][0]["geometry"]["coordinates"][0][0] == [-0.2, 51.45]  # [lng, lat]
-    for key in ("questions", "disabledStations", "hidingRadius", "hidingRadiusUnits", "zoneOptions"):
+    assert as_collection["features"][0]["geometry"]["coordinates"][0][0] == [
+        -0.2,
+        51.45,
+    ]  # [lng, lat]
+    for key in (
+        "questions",
+        "disabledStations",
+        "hidingRadius",
+        "hidingRadiusUnits",
+        "zoneOptions",
+    ):
         assert as_collection[key] == raw[key]
     with pytest.raises(tb.TaibeledError, match="unknown state shape"):
         tb.dump_state(state, "polygon")
@@ -253,7 +284,10 @@ def test_state_converts_between_shapes():
 
 def test_bare_question_list_and_single_question_are_states():
     q = _load("question-radius.json")
-    assert [x.kind for x in tb.parse_state([q, _load("question-tentacles.json")]).questions] == ["radius", "tentacles"]
+    assert [x.kind for x in tb.parse_state([q, _load("question-tentacles.json")]).questions] == [
+        "radius",
+        "tentacles",
+    ]
     single = tb.parse_state(q)
     assert single.play_area is None and [x.kind for x in single.questions] == ["radius"]
     with pytest.raises(tb.TaibeledError, match="has no play area"):
@@ -266,20 +300,59 @@ def test_bare_question_list_and_single_question_are_states():
 def test_missing_fields_take_the_app_defaults():
     q = tb.parse_question({"id": "radius", "data": {"lat": 51.5, "lng": -0.12, "within": False}})
     d = q.data
-    assert list(d) == ["lat", "lng", "drag", "color", "collapsed", "hidden", "radius", "unit", "within"]
-    assert (d["drag"], d["collapsed"], d["hidden"], d["radius"], d["unit"]) == (True, False, False, 50, "miles")
+    assert list(d) == [
+        "lat",
+        "lng",
+        "drag",
+        "color",
+        "collapsed",
+        "hidden",
+        "radius",
+        "unit",
+        "within",
+    ]
+    assert (d["drag"], d["collapsed"], d["hidden"], d["radius"], d["unit"]) == (
+        True,
+        False,
+        False,
+        50,
+        "miles",
+    )
     assert d["color"] in tb.COLORS and 0 <= q.key < 1
     assert tb.parse_question(tb.dump_question(q)) == q  # defaults are stable
-    tentacles = tb.parse_question({"id": "tentacles", "data": {"lat": 1, "lng": 2, "location": False}})
-    assert (tentacles.data["radius"], tentacles.data["locationType"], tentacles.answer) == (15, "theme_park", None)
-    zone = tb.parse_question({"id": "matching", "data": {"lat": 1, "lng": 2, "same": True, "type": "zone"}})
+    tentacles = tb.parse_question(
+        {"id": "tentacles", "data": {"lat": 1, "lng": 2, "location": False}}
+    )
+    assert (tentacles.data["radius"], tentacles.data["locationType"], tentacles.answer) == (
+        15,
+        "theme_park",
+        None,
+    )
+    zone = tb.parse_question(
+        {"id": "matching", "data": {"lat": 1, "lng": 2, "same": True, "type": "zone"}}
+    )
     assert zone.data["cat"] == {"adminLevel": 3}
-    assert tb.parse_question({"id": "matching", "data": {"lat": 1, "lng": 2, "same": True}}).type == "airport"
-    measuring = tb.parse_question({"id": "measuring", "data": {"lat": 1, "lng": 2, "hiderCloser": False}})
+    assert (
+        tb.parse_question({"id": "matching", "data": {"lat": 1, "lng": 2, "same": True}}).type
+        == "airport"
+    )
+    measuring = tb.parse_question(
+        {"id": "measuring", "data": {"lat": 1, "lng": 2, "hiderCloser": False}}
+    )
     assert measuring.type == "coastline"
     thermo = tb.parse_question(
-        {"id": "thermometer", "data": {"latA": 1, "lngA": 2, "latB": 1.01, "lngB": 2, "warmer": True,
-                                       "colorA": "red", "colorB": "red"}}
+        {
+            "id": "thermometer",
+            "data": {
+                "latA": 1,
+                "lngA": 2,
+                "latB": 1.01,
+                "lngB": 2,
+                "warmer": True,
+                "colorA": "red",
+                "colorB": "red",
+            },
+        }
     )
     assert (thermo.data["colorA"], thermo.data["colorB"]) == ("red", "green")  # the app's own rule
     assert thermo.seeker == (2, 1.01)
@@ -312,18 +385,25 @@ def test_missing_answer_is_an_error_unless_defaults_are_asked_for():
     with pytest.raises(tb.TaibeledError, match="location"):
         tb.parse_question(tentacles)
     with pytest.raises(tb.TaibeledError, match="question 2: .*hiderCloser"):
-        tb.parse_state([_load("question-radius.json"), {"id": "measuring", "data": {"lat": 1, "lng": 2}}])
+        tb.parse_state(
+            [_load("question-radius.json"), {"id": "measuring", "data": {"lat": 1, "lng": 2}}]
+        )
 
 
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda q: q.update(id="foo"),
-         "unknown question type 'foo'; use radius, thermometer, tentacles, matching or measuring"),
+        (
+            lambda q: q.update(id="foo"),
+            "unknown question type 'foo'; use radius, thermometer, tentacles, matching or measuring",
+        ),
         (lambda q: q["data"].update(lat="north"), "lat 'north' is not a number"),
         (lambda q: q["data"].update(lng=None), "lng is missing"),
         (lambda q: q["data"].update(lat=95), "lat 95 is out of range"),
-        (lambda q: q["data"].update(unit="feet"), "bad unit 'feet'; use miles, kilometers or meters"),
+        (
+            lambda q: q["data"].update(unit="feet"),
+            "bad unit 'feet'; use miles, kilometers or meters",
+        ),
         (lambda q: q["data"].update(within="yes"), "within must be true or false"),
         (lambda q: q["data"].update(radius=-1), "radius -1 is negative"),
     ],
@@ -345,11 +425,17 @@ def test_bad_enums_are_named():
     with pytest.raises(tb.TaibeledError, match="unknown measuring type 'volcano'"):
         tb.parse_question({"id": "measuring", "data": {**base, "type": "volcano"}})
     with pytest.raises(tb.TaibeledError, match="bad cat.adminLevel 12"):
-        tb.parse_question({"id": "matching", "data": {**base, "type": "zone", "cat": {"adminLevel": 12}}})
+        tb.parse_question(
+            {"id": "matching", "data": {**base, "type": "zone", "cat": {"adminLevel": 12}}}
+        )
     with pytest.raises(tb.TaibeledError, match="unknown locationType 'pub'"):
-        tb.parse_question({"id": "tentacles", "data": {**base, "location": False, "locationType": "pub"}})
+        tb.parse_question(
+            {"id": "tentacles", "data": {**base, "location": False, "locationType": "pub"}}
+        )
     with pytest.raises(tb.TaibeledError, match="bad hidingRadiusUnits 'leagues'"):
-        tb.parse_state({"type": "FeatureCollection", "features": [], "hidingRadiusUnits": "leagues"})
+        tb.parse_state(
+            {"type": "FeatureCollection", "features": [], "hidingRadiusUnits": "leagues"}
+        )
     with pytest.raises(tb.TaibeledError, match="not a taibeled state"):
         tb.parse_state({"type": "Point", "coordinates": [0, 0]})
 
@@ -368,7 +454,9 @@ def test_share_link_made_in_python_decodes_to_the_same_state():
     assert tb.load_any(json.dumps(state)) == state
     # The code is zlib over the compact JSON, as the app's decompressor expects.
     raw = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))
-    assert zlib.decompress(raw).decode("utf-8") == json.dumps(state, separators=(",", ":"), ensure_ascii=False)
+    assert zlib.decompress(raw).decode("utf-8") == json.dumps(
+        state, separators=(",", ":"), ensure_ascii=False
+    )
     assert tb.dump_state(tb.parse_state(tb.decode_hzc(link))) == state
 
 
@@ -407,26 +495,67 @@ _bools = st.booleans()
 @st.composite
 def _question(draw) -> dict:
     kind = draw(st.sampled_from(tb.KINDS))
-    base = {"lat": draw(_coord), "lng": draw(_coord), "color": draw(st.sampled_from(tb.COLORS)),
-            "drag": draw(_bools), "collapsed": draw(_bools), "hidden": draw(_bools)}
+    base = {
+        "lat": draw(_coord),
+        "lng": draw(_coord),
+        "color": draw(st.sampled_from(tb.COLORS)),
+        "drag": draw(_bools),
+        "collapsed": draw(_bools),
+        "hidden": draw(_bools),
+    }
     if kind == "radius":
-        data = {**base, "radius": draw(st.floats(0.01, 500)), "unit": draw(st.sampled_from(list(tb.UNITS_M))),
-                "within": draw(_bools)}
+        data = {
+            **base,
+            "radius": draw(st.floats(0.01, 500)),
+            "unit": draw(st.sampled_from(list(tb.UNITS_M))),
+            "within": draw(_bools),
+        }
     elif kind == "thermometer":
-        data = {"latA": draw(_coord), "lngA": draw(_coord), "latB": draw(_coord), "lngB": draw(_coord),
-                "warmer": draw(_bools)}
+        data = {
+            "latA": draw(_coord),
+            "lngA": draw(_coord),
+            "latB": draw(_coord),
+            "lngB": draw(_coord),
+            "warmer": draw(_bools),
+        }
     elif kind == "tentacles":
         name = draw(st.text(max_size=20))
-        loc = draw(st.sampled_from([False, {"type": "Feature", "geometry": {"type": "Point", "coordinates": [1.5, 2.5]},
-                                            "properties": {"name": name}}]))
-        data = {**base, "radius": draw(st.floats(0.1, 30)), "unit": "kilometers", "location": loc,
-                "locationType": draw(st.sampled_from(["zoo", "museum", "library"]))}
+        loc = draw(
+            st.sampled_from(
+                [
+                    False,
+                    {
+                        "type": "Feature",
+                        "geometry": {"type": "Point", "coordinates": [1.5, 2.5]},
+                        "properties": {"name": name},
+                    },
+                ]
+            )
+        )
+        data = {
+            **base,
+            "radius": draw(st.floats(0.1, 30)),
+            "unit": "kilometers",
+            "location": loc,
+            "locationType": draw(st.sampled_from(["zoo", "museum", "library"])),
+        }
     elif kind == "matching":
-        data = {**base, "same": draw(_bools), "type": draw(st.sampled_from(["zone", "letter-zone", "museum-full",
-                                                                             "same-train-line", "airport"])),
-                "cat": {"adminLevel": draw(st.integers(2, 10))}}
+        data = {
+            **base,
+            "same": draw(_bools),
+            "type": draw(
+                st.sampled_from(
+                    ["zone", "letter-zone", "museum-full", "same-train-line", "airport"]
+                )
+            ),
+            "cat": {"adminLevel": draw(st.integers(2, 10))},
+        }
     else:
-        data = {**base, "hiderCloser": draw(_bools), "type": draw(st.sampled_from(["coastline", "seven11", "park"]))}
+        data = {
+            **base,
+            "hiderCloser": draw(_bools),
+            "type": draw(st.sampled_from(["coastline", "seven11", "park"])),
+        }
     return {"id": kind, "key": draw(st.floats(0, 1, exclude_max=True)), "data": data}
 
 
@@ -436,13 +565,25 @@ def _state(draw) -> dict:
     w, h = draw(st.floats(0.001, 5)), draw(st.floats(0.001, 5))
     return {
         "type": "FeatureCollection",
-        "features": [{"type": "Feature", "properties": {},
-                      "geometry": {"type": "Polygon", "coordinates": [[[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]]]}}],
+        "features": [
+            {
+                "type": "Feature",
+                "properties": {},
+                "geometry": {
+                    "type": "Polygon",
+                    "coordinates": [[[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]]],
+                },
+            }
+        ],
         "questions": draw(st.lists(_question(), max_size=6)),
-        "disabledStations": [f"node/{n}" for n in draw(st.lists(st.integers(1, 10**10), max_size=4))],
+        "disabledStations": [
+            f"node/{n}" for n in draw(st.lists(st.integers(1, 10**10), max_size=4))
+        ],
         "hidingRadius": draw(st.floats(0.05, 5)),
         "hidingRadiusUnits": draw(st.sampled_from(list(tb.UNITS_M))),
-        "zoneOptions": draw(st.lists(st.sampled_from(["[railway=station]", "[railway=halt]", "[highway=bus_stop]"]))),
+        "zoneOptions": draw(
+            st.lists(st.sampled_from(["[railway=station]", "[railway=halt]", "[highway=bus_stop]"]))
+        ),
     }
 
 
@@ -450,18 +591,27 @@ def _state(draw) -> dict:
 @given(_state())
 def test_share_link_round_trip_property(raw):
     written = tb.dump_state(tb.parse_state(raw))
-    decoded = tb.decode_hzc("https://taibeled.github.io/JetLagHideAndSeek/?hzc=" + tb.encode_hzc(written))
+    decoded = tb.decode_hzc(
+        "https://taibeled.github.io/JetLagHideAndSeek/?hzc=" + tb.encode_hzc(written)
+    )
     assert decoded == written
     again = tb.parse_state(decoded)
     assert tb.dump_state(again) == written
     assert len(again.questions) == len(raw["questions"])
-    assert again.hiding_radius_m == pytest.approx(raw["hidingRadius"] * tb.UNITS_M[raw["hidingRadiusUnits"]])
+    assert again.hiding_radius_m == pytest.approx(
+        raw["hidingRadius"] * tb.UNITS_M[raw["hidingRadiusUnits"]]
+    )
 
 
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -484,13 +634,23 @@ def _round_trip(q, resolver):
 
 @pytest.mark.parametrize(
     ("metres", "unit", "value"),
-    [(1000.0, "kilometers", 1), (402.336, "miles", 0.25), (250.0, "kilometers", 0.25), (3 * MILE_M, "miles", 3),
-     (123.4, "meters", 123.4)],
+    [
+        (1000.0, "kilometers", 1),
+        (402.336, "miles", 0.25),
+        (250.0, "kilometers", 0.25),
+        (3 * MILE_M, "miles", 3),
+        (123.4, "meters", 123.4),
+    ],
 )
 def test_radius_round_trips(helsinki, metres, unit, value):
     q = RadiusQuestion(HELSINKI_SEEKER, metres, within=False)
     t, again = _round_trip(q, helsinki)
-    assert (t.kind, t.data["unit"], t.data["radius"], t.data["within"]) == ("radius", unit, value, False)
+    assert (t.kind, t.data["unit"], t.data["radius"], t.data["within"]) == (
+        "radius",
+        unit,
+        value,
+        False,
+    )
     assert again.seeker == q.seeker and again.within is False
     assert again.radius_m == pytest.approx(metres, abs=1e-9)
 
@@ -498,9 +658,16 @@ def test_radius_round_trips(helsinki, metres, unit, value):
 def test_thermometer_round_trips_and_warmer_means_closer_to_b(helsinki):
     q = ThermometerQuestion((24.9380, 60.1690), (24.9450, 60.1720), warmer=True)
     t, again = _round_trip(q, helsinki)
-    assert (t.data["latA"], t.data["lngA"], t.data["latB"], t.data["lngB"]) == (60.1690, 24.9380, 60.1720, 24.9450)
+    assert (t.data["latA"], t.data["lngA"], t.data["latB"], t.data["lngB"]) == (
+        60.1690,
+        24.9380,
+        60.1720,
+        24.9450,
+    )
     assert again == q
-    assert again.answer_for(24.9450, 60.1720) is True and again.answer_for(24.9380, 60.1690) is False
+    assert (
+        again.answer_for(24.9450, 60.1720) is True and again.answer_for(24.9380, 60.1690) is False
+    )
 
 
 def test_tentacles_round_trips_with_real_museums(helsinki):
@@ -538,7 +705,9 @@ def test_matching_nearest_round_trips(helsinki):
     assert t.data["type"] == "museum-full" and t.data["same"] is False
     assert again == q
     # No app type for train stations: written as custom points carrying the places.
-    q = MatchingNearestQuestion(HELSINKI_SEEKER, "train_station", helsinki.places("train_station"), same=True)
+    q = MatchingNearestQuestion(
+        HELSINKI_SEEKER, "train_station", helsinki.places("train_station"), same=True
+    )
     t, again = _round_trip(q, helsinki)
     assert t.data["type"] == "custom-points"
     assert [f["id"] for f in t.data["geo"]["features"]] == [p.id for p in q.places]
@@ -559,7 +728,9 @@ def test_matching_zone_round_trips_with_real_admin_zones(liechtenstein, by_lette
 def test_custom_zone_round_trips(liechtenstein):
     triesen = next(z for z in liechtenstein.zones(8) if z.name == "Triesen")
     seeker = tuple(triesen.geometry.representative_point().coords[0])
-    q = MatchingZoneQuestion(seeker, 0, (Zone("custom-zone", "Triesen", triesen.geometry),), same=False)
+    q = MatchingZoneQuestion(
+        seeker, 0, (Zone("custom-zone", "Triesen", triesen.geometry),), same=False
+    )
     t, again = _round_trip(q, liechtenstein)
     assert t.data["type"] == "custom-zone" and t.data["geo"]["properties"]["name"] == "Triesen"
     assert isinstance(again, MatchingZoneQuestion) and again.same is False
@@ -568,8 +739,14 @@ def test_custom_zone_round_trips(liechtenstein):
     assert again.kept(area).area < area.area - triesen.geometry.area * 0.99  # Triesen removed
 
 
-@pytest.mark.parametrize(("attribute", "kind"), [("letter", "same-first-letter-station"),
-                                                  ("length", "same-length-station"), ("line", "same-train-line")])
+@pytest.mark.parametrize(
+    ("attribute", "kind"),
+    [
+        ("letter", "same-first-letter-station"),
+        ("length", "same-length-station"),
+        ("line", "same-train-line"),
+    ],
+)
 def test_station_matching_round_trips(helsinki, attribute, kind):
     seeker_station = next(s for s in helsinki.stations if s.name == "Rautatieasema (M)")
     assert seeker_station.lines
@@ -583,7 +760,9 @@ def test_station_matching_round_trips(helsinki, attribute, kind):
 
 
 def test_measuring_round_trips_with_real_coastline(monaco):
-    q = MeasuringQuestion(MONACO_VILLE, "coastline", monaco.features("coastline"), monaco.frame, hider_closer=True)
+    q = MeasuringQuestion(
+        MONACO_VILLE, "coastline", monaco.features("coastline"), monaco.frame, hider_closer=True
+    )
     assert len(q.features) == 28
     t, again = _round_trip(q, monaco)
     assert t.data["type"] == "coastline" and t.data["hiderCloser"] is True
@@ -592,7 +771,9 @@ def test_measuring_round_trips_with_real_coastline(monaco):
 
 
 def test_measuring_points_and_custom_shapes_round_trip(helsinki, liechtenstein):
-    q = MeasuringQuestion(HELSINKI_SEEKER, "museum", helsinki.features("museum"), helsinki.frame, hider_closer=False)
+    q = MeasuringQuestion(
+        HELSINKI_SEEKER, "museum", helsinki.features("museum"), helsinki.frame, hider_closer=False
+    )
     t, again = _round_trip(q, helsinki)
     assert t.data["type"] == "museum-full"
     assert again == q
@@ -627,19 +808,63 @@ def test_every_kind_keeps_its_fields_through_the_model(helsinki, liechtenstein, 
 
     museums = helsinki.places("museum")
     cases = [
-        (restyle(tb.from_model(RadiusQuestion(HELSINKI_SEEKER, 750.0, True)), unit="meters", radius=750), helsinki),
-        (restyle(tb.from_model(ThermometerQuestion((24.938, 60.169), (24.945, 60.172), False)), colorA="gold"),
-         helsinki),
-        (restyle(tb.from_model(TentaclesQuestion(HELSINKI_SEEKER, 2000.0, "museum", museums, "node/606949807")),
-                 unit="miles", radius=2000 / MILE_M), helsinki),
-        (restyle(tb.from_model(MatchingNearestQuestion(HELSINKI_SEEKER, "museum", museums, True)), type="museum"),
-         helsinki),
-        (restyle(tb.from_model(MatchingZoneQuestion(VADUZ, 8, liechtenstein.zones(8), False, True)), color="red"),
-         liechtenstein),
-        (restyle(tb.from_model(MatchingStationQuestion(helsinki.stations[0], "length", False)),
-                 lengthComparison="same"), helsinki),
-        (restyle(tb.from_model(MeasuringQuestion(MONACO_VILLE, "coastline", monaco.features("coastline"),
-                                                 monaco.frame, False)), color="violet"), monaco),
+        (
+            restyle(
+                tb.from_model(RadiusQuestion(HELSINKI_SEEKER, 750.0, True)),
+                unit="meters",
+                radius=750,
+            ),
+            helsinki,
+        ),
+        (
+            restyle(
+                tb.from_model(ThermometerQuestion((24.938, 60.169), (24.945, 60.172), False)),
+                colorA="gold",
+            ),
+            helsinki,
+        ),
+        (
+            restyle(
+                tb.from_model(
+                    TentaclesQuestion(HELSINKI_SEEKER, 2000.0, "museum", museums, "node/606949807")
+                ),
+                unit="miles",
+                radius=2000 / MILE_M,
+            ),
+            helsinki,
+        ),
+        (
+            restyle(
+                tb.from_model(MatchingNearestQuestion(HELSINKI_SEEKER, "museum", museums, True)),
+                type="museum",
+            ),
+            helsinki,
+        ),
+        (
+            restyle(
+                tb.from_model(MatchingZoneQuestion(VADUZ, 8, liechtenstein.zones(8), False, True)),
+                color="red",
+            ),
+            liechtenstein,
+        ),
+        (
+            restyle(
+                tb.from_model(MatchingStationQuestion(helsinki.stations[0], "length", False)),
+                lengthComparison="same",
+            ),
+            helsinki,
+        ),
+        (
+            restyle(
+                tb.from_model(
+                    MeasuringQuestion(
+                        MONACO_VILLE, "coastline", monaco.features("coastline"), monaco.frame, False
+                    )
+                ),
+                color="violet",
+            ),
+            monaco,
+        ),
     ]
     for t, resolver in cases:
         _keeps_fields(t, resolver)
@@ -653,32 +878,70 @@ def test_answers_mean_what_the_app_means(helsinki):
     radius = tb.to_model(tb.parse_question(_load("question-radius.json")), helsinki)
     assert isinstance(radius, RadiusQuestion) and radius.radius_m == pytest.approx(3 * MILE_M)
     near = (-0.1278, 51.52)  # ~1.4 km north of the seeker
-    assert radius.answer_for(*near) is True and radius.kept(box(-0.2, 51.45, 0.0, 51.56)).covers(Point(near))
-    raw = {"id": "measuring", "data": {"lat": 60.17, "lng": 24.944, "hiderCloser": True, "type": "museum-full"}}
+    assert radius.answer_for(*near) is True and radius.kept(box(-0.2, 51.45, 0.0, 51.56)).covers(
+        Point(near)
+    )
+    raw = {
+        "id": "measuring",
+        "data": {"lat": 60.17, "lng": 24.944, "hiderCloser": True, "type": "museum-full"},
+    }
     measuring = tb.to_model(tb.parse_question(raw), helsinki)
     assert measuring.answer_for(24.944, 60.17) is True  # a tie is "hider closer"
 
 
 def test_unmappable_questions_say_what_is_unsupported(helsinki, liechtenstein):
     seeker = {"lat": 60.17, "lng": 24.944}
-    with pytest.raises(tb.TaibeledError, match="'major-city' cannot be converted: the catalogue has no 'major_city'"):
-        tb.to_model(tb.parse_question({"id": "matching", "data": {**seeker, "same": True, "type": "major-city"}}),
-                    helsinki)
+    with pytest.raises(
+        tb.TaibeledError,
+        match="'major-city' cannot be converted: the catalogue has no 'major_city'",
+    ):
+        tb.to_model(
+            tb.parse_question(
+                {"id": "matching", "data": {**seeker, "same": True, "type": "major-city"}}
+            ),
+            helsinki,
+        )
     with pytest.raises(tb.TaibeledError, match="'city' cannot be converted"):
-        tb.to_model(tb.parse_question({"id": "measuring", "data": {**seeker, "hiderCloser": True, "type": "city"}}),
-                    helsinki)
-    longer = {"id": "matching", "data": {**seeker, "same": True, "type": "same-length-station",
-                                         "lengthComparison": "longer"}}
+        tb.to_model(
+            tb.parse_question(
+                {"id": "measuring", "data": {**seeker, "hiderCloser": True, "type": "city"}}
+            ),
+            helsinki,
+        )
+    longer = {
+        "id": "matching",
+        "data": {
+            **seeker,
+            "same": True,
+            "type": "same-length-station",
+            "lengthComparison": "longer",
+        },
+    }
     with pytest.raises(tb.TaibeledError, match="lengthComparison 'longer' cannot be converted"):
         tb.to_model(tb.parse_question(longer), helsinki)
     no_stations = ExtractResolver(helsinki.area)
     with pytest.raises(tb.TaibeledError, match="no hiding station near the seeker"):
-        tb.to_model(tb.parse_question({"id": "matching", "data": {**seeker, "same": True,
-                                                                   "type": "same-train-line"}}), no_stations)
+        tb.to_model(
+            tb.parse_question(
+                {"id": "matching", "data": {**seeker, "same": True, "type": "same-train-line"}}
+            ),
+            no_stations,
+        )
     triesen = next(z for z in liechtenstein.zones(8) if z.name == "Triesen")
-    outside = {"id": "matching", "data": {"lat": VADUZ[1], "lng": VADUZ[0], "same": True, "type": "custom-zone",
-                                          "geo": {"type": "Feature", "properties": {},
-                                                  "geometry": shapely.geometry.mapping(triesen.geometry)}}}
+    outside = {
+        "id": "matching",
+        "data": {
+            "lat": VADUZ[1],
+            "lng": VADUZ[0],
+            "same": True,
+            "type": "custom-zone",
+            "geo": {
+                "type": "Feature",
+                "properties": {},
+                "geometry": shapely.geometry.mapping(triesen.geometry),
+            },
+        },
+    }
     with pytest.raises(tb.TaibeledError, match="outside the custom zone"):
         tb.to_model(tb.parse_question(json.loads(json.dumps(outside))), liechtenstein)
     with pytest.raises(tb.TaibeledError, match="no museum named 'British Museum'"):
@@ -692,7 +955,9 @@ def test_tentacles_name_match_prefers_the_place_at_the_location(helsinki):
     twins = [p for p in libraries if p.name == "Kansalliskirjasto"]
     assert len(twins) == 2  # the node and the building way share the name
     way = next(p for p in twins if p.id.startswith("way/"))
-    raw = tb.dump_question(tb.from_model(TentaclesQuestion(HELSINKI_SEEKER, 2000.0, "library", libraries, way.id)))
+    raw = tb.dump_question(
+        tb.from_model(TentaclesQuestion(HELSINKI_SEEKER, 2000.0, "library", libraries, way.id))
+    )
     assert raw["data"]["locationType"] == "library"
     again = tb.to_model(tb.parse_question(raw), helsinki)
     assert again.nearest == way.id
@@ -702,23 +967,67 @@ def test_tentacles_name_match_prefers_the_place_at_the_location(helsinki):
 
 
 _field_values = st.one_of(
-    st.none(), st.booleans(), st.integers(-200, 200), st.floats(allow_nan=True), st.text(max_size=5),
-    st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.none(),
+    st.booleans(),
+    st.integers(-200, 200),
+    st.floats(allow_nan=True),
+    st.text(max_size=5),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
     st.sampled_from(["miles", "zone", "custom", "custom-zone", "museum", "letter-zone", "Feature"]),
 )
 _field_names = st.sampled_from(
-    ["lat", "lng", "latA", "lngA", "latB", "lngB", "radius", "unit", "within", "warmer", "same", "hiderCloser",
-     "type", "locationType", "location", "places", "cat", "geo", "lengthComparison", "color", "colorA", "drag"]
+    [
+        "lat",
+        "lng",
+        "latA",
+        "lngA",
+        "latB",
+        "lngB",
+        "radius",
+        "unit",
+        "within",
+        "warmer",
+        "same",
+        "hiderCloser",
+        "type",
+        "locationType",
+        "location",
+        "places",
+        "cat",
+        "geo",
+        "lengthComparison",
+        "color",
+        "colorA",
+        "drag",
+    ]
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(tb.KINDS), st.dictionaries(_field_names, _field_values, max_size=4), st.booleans())
+@given(
+    st.sampled_from(tb.KINDS),
+    st.dictionaries(_field_names, _field_values, max_size=4),
+    st.booleans(),
+)
 def test_any_input_parses_or_fails_with_a_taibeled_error(kind, changes, require_answer):
-    valid = {"lat": 1.0, "lng": 2.0, "latA": 1.0, "lngA": 2.0, "latB": 1.1, "lngB": 2.0, "within": True,
-             "warmer": True, "same": True, "hiderCloser": True, "location": False}
+    valid = {
+        "lat": 1.0,
+        "lng": 2.0,
+        "latA": 1.0,
+        "lngA": 2.0,
+        "latB": 1.1,
+        "lngB": 2.0,
+        "within": True,
+        "warmer": True,
+        "same": True,
+        "hiderCloser": True,
+        "location": False,
+    }
     try:
-        q = tb.parse_question({"id": kind, "data": {**valid, **changes}}, require_answer=require_answer)
+        q = tb.parse_question(
+            {"id": kind, "data": {**valid, **changes}}, require_answer=require_answer
+        )
     except tb.TaibeledError as exc:
         assert "\n" not in str(exc)
         return
