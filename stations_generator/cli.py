@@ -232,7 +232,8 @@ def _with_progress(console: Console, items, label: str, fn: Callable):
     "--overpass-url",
     "overpass_urls",
     multiple=True,
-    help="Overpass endpoint (repeatable; tried in order).",
+    envvar="STATIONS_GENERATOR_OVERPASS_URL",
+    help="Overpass endpoint (repeatable; tried in order; env STATIONS_GENERATOR_OVERPASS_URL, space-separated).",
 )
 @click.option(
     "--overpass-timeout",
@@ -244,7 +245,8 @@ def _with_progress(console: Console, items, label: str, fn: Callable):
 @click.option(
     "--cache-dir",
     type=click.Path(path_type=Path),
-    help="Overpass cache folder [default: the user cache dir].",
+    envvar="STATIONS_GENERATOR_CACHE_DIR",
+    help="Overpass cache folder [default: the user cache dir; env STATIONS_GENERATOR_CACHE_DIR].",
 )
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the Overpass cache.")
 @click.pass_obj

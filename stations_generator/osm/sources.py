@@ -132,8 +132,14 @@ def _as_multipolygon(raw: dict) -> dict:
 
 def geocode_place(name: str) -> BaseGeometry:
     """The polygon of a named place via Nominatim (osmnx.geocode_to_gdf), for ``--place``."""
+    import os
+
     import osmnx
 
+    # Another Nominatim instance (or a local one in tests): STATIONS_GENERATOR_NOMINATIM_URL.
+    url = os.environ.get("STATIONS_GENERATOR_NOMINATIM_URL")
+    if url:
+        osmnx.settings.nominatim_url = url
     try:
         frame = osmnx.geocode_to_gdf(name)
     except Exception as exc:  # osmnx raises InsufficientResponseError, HTTP errors...
