@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -37,6 +36,35 @@ class Console:
     def show_progress(self) -> bool:
         """Progress bars only on an interactive terminal, never in pipes or with -q."""
         return self.verbosity >= 0 and sys.stderr.isatty()
+
+    def progress(self, label: str) -> ProgressBar:
+        """A ``(done, total)`` callback drawing a bar on a terminal, silent otherwise."""
+        return ProgressBar(label, self.show_progress)
+
+
+class ProgressBar:
+    """A click progress bar fed by ``(done, total)`` calls; a no-op when not on a terminal."""
+
+    def __init__(self, label: str, enabled: bool):
+        self.label, self.enabled = label, enabled
+        self._bar = None
+        self._done = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self._bar is None:
+            self._bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+            self._bar.__enter__()
+        self._bar.update(done - self._done)
+        self._done = done
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
 
 
 # Subcommands living in their own modules, imported only when used (fast start-up).
@@ -96,13 +124,6 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
         return dt.date.fromisoformat(value)
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a date; write YYYY-MM-DD") from None
-
-
-def _with_progress(console: Console, items, label: str, fn: Callable):
-    if console.show_progress:
-        with click.progressbar(items, label=label, file=sys.stderr) as bar:
-            return [fn(i) for i in bar]
-    return [fn(i) for i in items]
 
 
 @main.command(context_settings=CONTEXT)

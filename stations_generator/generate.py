@@ -162,6 +162,7 @@ def run_generate(request: GenerateRequest, console) -> StationMap:
         options,
         water=data.water if request.water_subtract else (),
         exclusions=exclusions,
+        progress=console.progress("Tuning the cluster cap"),
     )
     _write_outputs(request, result, default_name)
     _report(request, result, console)

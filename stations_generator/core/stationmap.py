@@ -13,7 +13,7 @@ Steps, each in its own module:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import geopandas as gpd
@@ -131,6 +131,7 @@ def build_station_map(
     *,
     water: Sequence[BaseGeometry] = (),
     exclusions: Sequence[BaseGeometry] = (),
+    progress: Callable[[int, int], None] | None = None,
 ) -> StationMap:
     """Pick the stations of a play area.
 
@@ -142,6 +143,8 @@ def build_station_map(
     options : StationMapOptions
     water, exclusions : sequences of shapely polygons, WGS84
         Subtracted from the play area; candidates inside an exclusion are rejected.
+    progress : callable, optional
+        Called as ``progress(done, total)`` while the cap is auto-tuned (the long part).
 
     Returns
     -------
@@ -233,6 +236,8 @@ def build_station_map(
             rules = SpacingRules(**{**base_rules.__dict__, "max_per_cluster": cap})
             result = run(rules)
             cap_trail.append((cap, result.count))
+            if progress is not None:
+                progress(cap, len(AUTO_TUNE_CAPS))
             if lo <= result.count <= hi:
                 chosen = (rules, result)
                 break
