@@ -67,7 +67,7 @@ from .core.questions import (
     ThermometerQuestion,
     Zone,
 )
-from .core.rules import rule_set
+from .core.rules import ADMIN_LEVELS, rule_set
 from .core.shapes import AzimuthalFrame, distance_m
 from .errors import InputError
 from .osm import extracts, overpass
@@ -301,7 +301,11 @@ def _answer(value: Any, yes: Sequence[str], no: Sequence[str], where: str) -> bo
 
 
 def question_from_dict(
-    raw: dict, context: OsmContext, stations: Sequence[Station], where: str
+    raw: dict,
+    context: OsmContext,
+    stations: Sequence[Station],
+    where: str,
+    context_country: str | None = None,
 ) -> Question:
     """One question of a game file, resolved against the OSM context."""
     if not isinstance(raw, dict):
@@ -352,6 +356,12 @@ def question_from_dict(
             same = _answer(ans, ("same", "yes"), ("different", "no"), where)
             if subject in ("zone", "zone-letter"):
                 level = int(raw.get("level", 0))
+                presets = ADMIN_LEVELS.get(str(context_country or "").upper())
+                if presets and level not in presets:
+                    raise InputError(
+                        f"{where}: admin level {level} is not a zone level in {context_country}; "
+                        f"use {', '.join(map(str, presets))}"
+                    )
                 zones = context.zones(level)
                 if not zones:
                     raise InputError(f"{where}: no admin zones of level {level} in the OSM data")
@@ -455,7 +465,7 @@ def _load_ours(data: dict, base: Path, osm_override: Sequence[Path], source: str
             stations_spec.get("categories", DEFAULT_STATION_CATEGORIES)
         )
     questions = [
-        question_from_dict(q, context, stations, f"question {k}")
+        question_from_dict(q, context, stations, f"question {k}", data.get("country"))
         for k, q in enumerate(data.get("questions", []), 1)
     ]
     game = Game(

@@ -1148,8 +1148,8 @@ def to_model(q: TaibeledQuestion, resolver: Resolver) -> Question:
     Raises
     ------
     TaibeledError
-        For what cannot be mapped: major-city / city subjects (no catalogue
-        subject), station-name-length questions answered "shorter" / "longer",
+        For what cannot be mapped: station-name-length questions answered
+        "shorter" / "longer",
         a custom zone that does not contain the seeker, a tentacles location not
         found in the OSM data, or a station question without a seeker station.
     """

@@ -132,6 +132,7 @@ def helsinki() -> ExtractResolver:
             "museum": _places(HELSINKI, lambda t: t.get("tourism") == "museum"),
             "library": _places(HELSINKI, lambda t: t.get("amenity") == "library"),
             "train_station": _places(HELSINKI, lambda t: t.get("railway") == "station"),
+            "major_city": _places(HELSINKI, lambda t: t.get("place") == "city"),
         },
         stations=tuple(stations),
     )
@@ -891,23 +892,21 @@ def test_answers_mean_what_the_app_means(helsinki):
 
 def test_unmappable_questions_say_what_is_unsupported(helsinki, liechtenstein):
     seeker = {"lat": 60.17, "lng": 24.944}
-    with pytest.raises(
-        tb.TaibeledError,
-        match="'major-city' cannot be converted: the catalogue has no 'major_city'",
-    ):
-        tb.to_model(
-            tb.parse_question(
-                {"id": "matching", "data": {**seeker, "same": True, "type": "major-city"}}
-            ),
-            helsinki,
-        )
-    with pytest.raises(tb.TaibeledError, match="'city' cannot be converted"):
-        tb.to_model(
-            tb.parse_question(
-                {"id": "measuring", "data": {**seeker, "hiderCloser": True, "type": "city"}}
-            ),
-            helsinki,
-        )
+    # Major cities are OSM place=city (the Helsinki extract holds Helsinki's node).
+    city = tb.to_model(
+        tb.parse_question(
+            {"id": "matching", "data": {**seeker, "same": True, "type": "major-city"}}
+        ),
+        helsinki,
+    )
+    assert city.subject == "major_city" and [p.name for p in city.places] == ["Helsinki"]
+    measure = tb.to_model(
+        tb.parse_question(
+            {"id": "measuring", "data": {**seeker, "hiderCloser": True, "type": "city"}}
+        ),
+        helsinki,
+    )
+    assert measure.subject == "major_city"
     longer = {
         "id": "matching",
         "data": {
