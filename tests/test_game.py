@@ -246,3 +246,19 @@ def test_relative_paths_follow_the_game_file(tmp_path):
     # the copy's relative paths no longer resolve
     result = run("questions", "apply", tmp_path / "g" / "game.json", "-o", tmp_path / "o")
     assert result.exit_code != 0 and "does not exist" in result.stderr
+
+
+def test_zone_level_follows_country_preset(tmp_path):
+    def mutate(d):
+        d["country"] = "DE"
+        d["questions"].append(
+            {
+                "type": "matching",
+                "seeker": {"lat": 60.17, "lon": 24.94},
+                "subject": "zone",
+                "level": 5,
+                "answer": "same",
+            }
+        )
+
+    _bad_game(tmp_path, mutate, "admin level 5 is not a zone level in DE; use 4, 6, 8")
