@@ -73,6 +73,9 @@ LAZY_COMMANDS = {
     "zones": "stations_generator.commands.questions:zones",
     "report": "stations_generator.commands.report:report",
     "map": "stations_generator.commands.maps:map_command",
+    "roll": "stations_generator.commands.play:roll",
+    "route": "stations_generator.commands.play:route",
+    "calibrate": "stations_generator.commands.play:calibrate",
 }
 
 
