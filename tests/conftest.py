@@ -98,3 +98,45 @@ def sioux_candidates(sioux_data, catalogue):
     return elements_to_candidates(
         sioux_data.elements, catalogue, parse_play_window("7am-7pm", "sat,sun")
     )
+
+
+# --- a dense station map of the Helsinki extract (shared by the play tests) ----
+
+HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
+# Closer spacing and a shorter density radius than the defaults, so the 1.7 km
+# extract gives a couple of dozen stations in all three tiers.
+DENSE_OPTIONS = [
+    "--min-spacing", "150", "--cluster-gap", "400", "--density-radius", "250",
+    "--tiers", "dense:40:5-15,moderate:15:10-30,sparse:0:20-60",
+]  # fmt: skip
+
+
+def extract_area(path: Path, folder: Path) -> Path:
+    """The extract's bounding box (from its header) as a play-area polygon file."""
+    import json
+
+    import osmium
+
+    reader = osmium.io.Reader(str(path), osmium.osm.osm_entity_bits.NOTHING)
+    box = reader.header().box()
+    reader.close()
+    w, s = box.bottom_left.lon, box.bottom_left.lat
+    e, n = box.top_right.lon, box.top_right.lat
+    area = folder / f"{path.name.split('.')[0]}-area.geojson"
+    ring = [[w, s], [e, s], [e, n], [w, n], [w, s]]
+    area.write_text(json.dumps({"type": "Polygon", "coordinates": [ring]}))
+    return area
+
+
+@pytest.fixture(scope="session")
+def helsinki_stations_file(tmp_path_factory) -> Path:
+    """stations.geojson of the Helsinki extract, generated with DENSE_OPTIONS."""
+    from click.testing import CliRunner
+
+    from stations_generator.cli import main
+
+    out = tmp_path_factory.mktemp("helsinki-map")
+    args = ["-q", "generate", extract_area(HELSINKI, out), "--osm", HELSINKI, "-o", out]
+    result = CliRunner().invoke(main, [str(a) for a in [*args, *DENSE_OPTIONS]])
+    assert result.exit_code == 0, result.output
+    return out / "stations.geojson"

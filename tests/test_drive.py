@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import networkx as nx
-import osmium
 import osmnx as ox
 import pytest
-from click.testing import CliRunner
 from conftest import EXTRACTS
 
-from stations_generator.cli import main
 from stations_generator.core.departure import expected_wait
 from stations_generator.core.drive import (
     GREAT_CIRCLE_SPEED_KPH,
@@ -40,32 +35,11 @@ from stations_generator.stationfile import read_station_map
 
 HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
 KOUVOLA = EXTRACTS / "kouvola-test.osm.pbf"
-DENSE_OPTIONS = [
-    "--min-spacing", "150", "--cluster-gap", "400", "--density-radius", "250",
-    "--tiers", "dense:40:5-15,moderate:15:10-30,sparse:0:20-60",
-]  # fmt: skip
-
-
-def extract_area(path: Path, folder: Path) -> Path:
-    """The extract's bounding box (from its header) as a play-area polygon file."""
-    reader = osmium.io.Reader(str(path), osmium.osm.osm_entity_bits.NOTHING)
-    box = reader.header().box()
-    reader.close()
-    w, s = box.bottom_left.lon, box.bottom_left.lat
-    e, n = box.top_right.lon, box.top_right.lat
-    area = folder / f"{path.name.split('.')[0]}-area.geojson"
-    ring = [[w, s], [e, s], [e, n], [w, n], [w, s]]
-    area.write_text(json.dumps({"type": "Polygon", "coordinates": [ring]}))
-    return area
 
 
 @pytest.fixture(scope="module")
-def helsinki(tmp_path_factory):
-    out = tmp_path_factory.mktemp("helsinki")
-    args = ["-q", "generate", extract_area(HELSINKI, out), "--osm", HELSINKI, "-o", out]
-    result = CliRunner().invoke(main, [str(a) for a in [*args, *DENSE_OPTIONS]])
-    assert result.exit_code == 0, result.output
-    return read_station_map(out / "stations.geojson")
+def helsinki(helsinki_stations_file):
+    return read_station_map(helsinki_stations_file)
 
 
 @pytest.fixture(scope="module")

@@ -8,21 +8,16 @@ import json
 from pathlib import Path
 
 import click
-import osmium
 import pytest
 from click.testing import CliRunner
 from conftest import EXTRACTS, REPO
 
-from stations_generator.cli import Console, Group, main
+from stations_generator.cli import Console, Group
 from stations_generator.commands.play import WIDTH, calibrate, roll, route
 from stations_generator.core.departure import expected_wait
 from stations_generator.core.drive import format_clock, parse_clock
 
 HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
-DENSE_OPTIONS = [
-    "--min-spacing", "150", "--cluster-gap", "400", "--density-radius", "250",
-    "--tiers", "dense:40:5-15,moderate:15:10-30,sparse:0:20-60",
-]  # fmt: skip
 
 
 @click.group(cls=Group)
@@ -38,26 +33,9 @@ def run(*args):
     return CliRunner().invoke(play, [str(a) for a in args], obj=Console(0))
 
 
-def extract_area(path: Path, folder: Path) -> Path:
-    """The extract's bounding box (from its header) as a play-area polygon file."""
-    reader = osmium.io.Reader(str(path), osmium.osm.osm_entity_bits.NOTHING)
-    box = reader.header().box()
-    reader.close()
-    w, s = box.bottom_left.lon, box.bottom_left.lat
-    e, n = box.top_right.lon, box.top_right.lat
-    area = folder / f"{path.name.split('.')[0]}-area.geojson"
-    ring = [[w, s], [e, s], [e, n], [w, n], [w, s]]
-    area.write_text(json.dumps({"type": "Polygon", "coordinates": [ring]}))
-    return area
-
-
 @pytest.fixture(scope="module")
-def stations_file(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("helsinki")
-    args = ["-q", "generate", extract_area(HELSINKI, out), "--osm", HELSINKI, "-o", out]
-    result = CliRunner().invoke(main, [str(a) for a in [*args, *DENSE_OPTIONS]])
-    assert result.exit_code == 0, result.output
-    return out / "stations.geojson"
+def stations_file(helsinki_stations_file) -> Path:
+    return helsinki_stations_file
 
 
 def assert_one_line_error(result, *fragments):

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import osmium
 import pytest
 from click.testing import CliRunner
 from conftest import EXTRACTS, REPO, SIOUX
@@ -26,25 +22,6 @@ from stations_generator.errors import InputError
 from stations_generator.stationfile import parse_station_map, read_station_map
 
 HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
-# Closer spacing and a shorter density radius than the defaults, so the 1.7 km
-# extract gives a couple of dozen stations in all three tiers.
-DENSE_OPTIONS = [
-    "--min-spacing", "150", "--cluster-gap", "400", "--density-radius", "250",
-    "--tiers", "dense:40:5-15,moderate:15:10-30,sparse:0:20-60",
-]  # fmt: skip
-
-
-def extract_area(path: Path, folder: Path) -> Path:
-    """The extract's bounding box (from its header) as a play-area polygon file."""
-    reader = osmium.io.Reader(str(path), osmium.osm.osm_entity_bits.NOTHING)
-    box = reader.header().box()
-    reader.close()
-    w, s = box.bottom_left.lon, box.bottom_left.lat
-    e, n = box.top_right.lon, box.top_right.lat
-    area = folder / f"{path.name.split('.')[0]}-area.geojson"
-    ring = [[w, s], [e, s], [e, n], [w, n], [w, s]]
-    area.write_text(json.dumps({"type": "Polygon", "coordinates": [ring]}))
-    return area
 
 
 def generate(*args) -> None:
@@ -53,10 +30,8 @@ def generate(*args) -> None:
 
 
 @pytest.fixture(scope="module")
-def helsinki(tmp_path_factory):
-    out = tmp_path_factory.mktemp("helsinki")
-    generate(extract_area(HELSINKI, out), "--osm", HELSINKI, "-o", out, *DENSE_OPTIONS)
-    return read_station_map(out / "stations.geojson")
+def helsinki(helsinki_stations_file):
+    return read_station_map(helsinki_stations_file)
 
 
 @pytest.fixture(scope="module")
