@@ -434,6 +434,11 @@ def load_game(path: Path, osm_override: Sequence[Path] = ()) -> LoadedGame:
     else:
         from . import taibeled
 
+        if "hzc=" not in text and not re.fullmatch(r"[A-Za-z0-9_\-]+=*", text):
+            raise InputError(
+                f"{path.name!r} is not a game file (neither JSON nor a share link); give a "
+                "GAME.json, a taibeled state, or a file holding a ?hzc= link"
+            )
         data = taibeled.load_any(text)
     if isinstance(data, dict) and data.get("format") == FORMAT:
         return _load_ours(data, path.parent, osm_override, path.name)
@@ -489,7 +494,10 @@ def _load_taibeled(data: Any, base: Path, osm_override: Sequence[Path], source: 
 
     state = taibeled.parse_state(data)
     if state.play_area is None:
-        raise InputError(f"{source}: the taibeled state has no play area")
+        raise InputError(
+            f'{source} is not a game (no play area polygon); give a GAME.json ("format": "{FORMAT}"), '
+            "a taibeled state or question list, or a share link"
+        )
     context = OsmContext(state.play_area, list(osm_override))
     stations = context.stations_from_osm(DEFAULT_STATION_CATEGORIES) if osm_override else []
     resolver = _TaibeledResolver(context, stations)

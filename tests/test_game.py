@@ -262,3 +262,19 @@ def test_zone_level_follows_country_preset(tmp_path):
         )
 
     _bad_game(tmp_path, mutate, "admin level 5 is not a zone level in DE; use 4, 6, 8")
+
+
+def test_not_a_game_file(tmp_path):
+    result = run(
+        "questions", "apply", REPO / "examples/sioux-falls/peer-output.csv", "-o", tmp_path
+    )
+    assert result.exit_code == 2 and "is not a game file" in result.stderr
+    result = run(
+        "questions", "apply", REPO / "examples/sioux-falls/polygon.geojson", "-o", tmp_path
+    )
+    assert result.exit_code == 2 and "not a game (no play area polygon)" in result.stderr
+
+
+def test_zone_check_point_outside_play_area():
+    result = run("zones", "check", GAME, "--at", "61.0,25.0")
+    assert result.exit_code == 2 and "outside the play area" in result.stderr

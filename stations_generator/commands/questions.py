@@ -294,6 +294,11 @@ def check_cmd(
     else:
         lon, lat = parse_lat_lon(at, "--at")
         result = g.check_zone(point=(lon, lat))
+        if not result.inside_map:
+            raise InputError(
+                f"--at {at} is outside the play area (no part of its hiding zone is in it); "
+                "give LAT,LON inside the play area"
+            )
     what = (
         f"{result.station.name or result.station.id} ({result.station.id})"
         if result.station
