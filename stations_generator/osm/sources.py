@@ -131,21 +131,49 @@ def _as_multipolygon(raw: dict) -> dict:
 
 
 def geocode_place(name: str) -> BaseGeometry:
-    """The polygon of a named place via Nominatim (osmnx.geocode_to_gdf), for ``--place``."""
+    """The polygon of a named place via Nominatim (osmnx.geocode_to_gdf), for ``--place``.
+
+    Parameters
+    ----------
+    name : str
+        The place, as you would type it into openstreetmap.org's search.
+
+    Returns
+    -------
+    shapely Polygon or MultiPolygon
+        The first (Multi)Polygon result, normalised.
+
+    Raises
+    ------
+    InputError
+        If Nominatim finds nothing, answers with an error, or finds no area.
+
+    Notes
+    -----
+    ``STATIONS_GENERATOR_NOMINATIM_URL`` names another Nominatim instance. osmnx caches
+    the answer in ``osmnx`` beside the Overpass cache (not in ``./cache``, its default);
+    its settings are restored afterwards.
+    """
     import os
 
     import osmnx
 
-    # Another Nominatim instance (or a local one in tests): STATIONS_GENERATOR_NOMINATIM_URL.
+    settings = {"cache_folder": str(overpass.default_cache_dir().parent / "osmnx")}
     url = os.environ.get("STATIONS_GENERATOR_NOMINATIM_URL")
     if url:
-        osmnx.settings.nominatim_url = url
+        settings["nominatim_url"] = url
+    saved = {key: getattr(osmnx.settings, key) for key in settings}
     try:
+        for key, value in settings.items():
+            setattr(osmnx.settings, key, value)
         frame = osmnx.geocode_to_gdf(name)
     except Exception as exc:  # osmnx raises InsufficientResponseError, HTTP errors...
         raise InputError(
             f"could not find a polygon for place {name!r} ({exc}); try --osm-relation ID"
         ) from None
+    finally:
+        for key, value in saved.items():
+            setattr(osmnx.settings, key, value)
     geom = frame.geometry.iloc[0]
     if geom.geom_type not in ("Polygon", "MultiPolygon"):
         raise InputError(
