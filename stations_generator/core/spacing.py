@@ -178,6 +178,7 @@ class _Selection:
         self.seeds: list[int] = [-1]  # seeds[c] = founding candidate of cluster c (1-based)
         self.sizes: list[int] = [0]  # non-exempt members per cluster
         self.members: list[int] = [0]  # all members per cluster
+        self.member_sets: list[set[int]] = [set()]
 
     def distance(self, i: int, j: int) -> float:
         grid = math.hypot(self.x[i] - self.x[j], self.y[i] - self.y[j])
@@ -229,7 +230,9 @@ class _Selection:
             self.seeds.append(i)
             self.sizes.append(0)
             self.members.append(0)
+            self.member_sets.append(set())
         self.cluster_of[i] = c
+        self.member_sets[c].add(i)
         self.reason[i] = ""
         self.conflict[i] = -1
         self.members[c] += 1
@@ -240,6 +243,7 @@ class _Selection:
         """Undo :meth:`add` for ``i`` (a seed only when it is alone in its cluster)."""
         c = self.cluster_of[i]
         self.cluster_of[i] = 0
+        self.member_sets[c].discard(i)
         self.members[c] -= 1
         if not self.exempt[i]:
             self.sizes[c] -= 1
@@ -319,16 +323,19 @@ def _improve_by_swaps(state: _Selection, order: list[int]) -> None:
         rank[i] = r
     gap = state.rules.cluster_gap_m
     cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
-    improved = True
-    while improved:
-        improved = False
+    reason, conflict = state.reason, state.conflict
+    # Stations whose swap may have become possible: all at first, then only those
+    # near a swap or in a cluster it touched (elsewhere nothing changed).
+    dirty = {i for i in order if cluster_of[i]}
+    while dirty:
         capped: dict[int, list[int]] = {}
         if state.rules.max_per_cluster:
             for i in order:
-                if state.reason[i] == CLUSTER_CAP:
-                    capped.setdefault(state.conflict[i], []).append(i)
-        # Worst-ranked stations first: they are the ones to give up.
-        for b in [i for i in reversed(order) if cluster_of[i]]:
+                if reason[i] == CLUSTER_CAP:
+                    capped.setdefault(conflict[i], []).append(i)
+        todo = [i for i in reversed(order) if i in dirty]  # worst-ranked first: given up first
+        dirty = set()
+        for b in todo:
             c = cluster_of[b]
             if not c or state.exempt[b]:
                 continue
@@ -338,27 +345,43 @@ def _improve_by_swaps(state: _Selection, order: list[int]) -> None:
             for k in range(ptr[b], ptr[b + 1]):
                 j = nb[k]
                 if dist[k] < gap and not cluster_of[j] and eligible[j]:
+                    # A spacing rejection blocked by another station stays blocked.
+                    if reason[j] == SPACING and conflict[j] != b:
+                        continue
                     freed.append(j)
             freed.extend(j for j in capped.get(state.seeds[c], ()) if not cluster_of[j])
             if len(set(freed)) < 2:
                 continue
             freed = sorted(set(freed), key=rank.__getitem__)
-            saved = [(state.reason[j], state.conflict[j]) for j in freed]
+            saved = [(reason[j], conflict[j]) for j in freed]
             state.remove(b)
-            added = [j for j in freed if state.try_add(j)]
+            added = []
+            for m, j in enumerate(freed):
+                if len(added) + len(freed) - m < 2:
+                    break  # too few left to make the swap pay
+                if state.try_add(j):
+                    added.append(j)
             if len(added) >= 2:
                 state.try_add(b)  # records why b no longer fits (or keeps it if it does)
-                improved = True
+                for t in (b, *added):
+                    for k in range(ptr[t], ptr[t + 1]):
+                        if dist[k] < gap:
+                            dirty.add(nb[k])
+                    if cluster_of[t]:
+                        dirty.update(state.member_sets[cluster_of[t]])
+                dirty.update(state.member_sets[c])
                 continue
             for j in reversed(added):
                 state.remove(j)
             for j, (why, blocker) in zip(freed, saved, strict=True):
-                state.reason[j], state.conflict[j] = why, blocker
+                reason[j], conflict[j] = why, blocker
             if state.seeds[c] == -2:  # b was a lone seed: restore its cluster
                 state.seeds[c] = b
             cluster_of[b] = c
+            state.member_sets[c].add(b)
             state.members[c] += 1
             state.sizes[c] += 1
+        dirty = {i for i in dirty if cluster_of[i]}
 
 
 def _renumber(cluster_of: np.ndarray, order: list[int]) -> np.ndarray:
