@@ -178,7 +178,6 @@ class _Selection:
         self.seeds: list[int] = [-1]  # seeds[c] = founding candidate of cluster c (1-based)
         self.sizes: list[int] = [0]  # non-exempt members per cluster
         self.members: list[int] = [0]  # all members per cluster
-        self.member_sets: list[set[int]] = [set()]
 
     def distance(self, i: int, j: int) -> float:
         grid = math.hypot(self.x[i] - self.x[j], self.y[i] - self.y[j])
@@ -194,12 +193,12 @@ class _Selection:
         c0 = j0 = j1 = -1
         d0 = d1 = math.inf
         for k in range(self.ptr[i], self.ptr[i + 1]):
-            d = dist[k]
-            if d >= gap:
-                continue
             j = nb[k]
             c = cluster_of[j]
-            if not c:
+            if not c:  # most neighbours are not stations: test that first
+                continue
+            d = dist[k]
+            if d >= gap:
                 continue
             if c == c0:
                 if d < d0:
@@ -230,9 +229,7 @@ class _Selection:
             self.seeds.append(i)
             self.sizes.append(0)
             self.members.append(0)
-            self.member_sets.append(set())
         self.cluster_of[i] = c
-        self.member_sets[c].add(i)
         self.reason[i] = ""
         self.conflict[i] = -1
         self.members[c] += 1
@@ -243,7 +240,6 @@ class _Selection:
         """Undo :meth:`add` for ``i`` (a seed only when it is alone in its cluster)."""
         c = self.cluster_of[i]
         self.cluster_of[i] = 0
-        self.member_sets[c].discard(i)
         self.members[c] -= 1
         if not self.exempt[i]:
             self.sizes[c] -= 1
@@ -324,17 +320,15 @@ def _improve_by_swaps(state: _Selection, order: list[int]) -> None:
     gap = state.rules.cluster_gap_m
     cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
     reason, conflict = state.reason, state.conflict
-    # Stations whose swap may have become possible: all at first, then only those
-    # near a swap or in a cluster it touched (elsewhere nothing changed).
-    dirty = {i for i in order if cluster_of[i]}
-    while dirty:
+    improved = True
+    while improved:  # full passes until no swap pays: the result is a local optimum
+        improved = False
         capped: dict[int, list[int]] = {}
         if state.rules.max_per_cluster:
             for i in order:
                 if reason[i] == CLUSTER_CAP:
                     capped.setdefault(conflict[i], []).append(i)
-        todo = [i for i in reversed(order) if i in dirty]  # worst-ranked first: given up first
-        dirty = set()
+        todo = [i for i in reversed(order) if cluster_of[i]]  # worst-ranked first: given up first
         for b in todo:
             c = cluster_of[b]
             if not c or state.exempt[b]:
@@ -363,13 +357,7 @@ def _improve_by_swaps(state: _Selection, order: list[int]) -> None:
                     added.append(j)
             if len(added) >= 2:
                 state.try_add(b)  # records why b no longer fits (or keeps it if it does)
-                for t in (b, *added):
-                    for k in range(ptr[t], ptr[t + 1]):
-                        if dist[k] < gap:
-                            dirty.add(nb[k])
-                    if cluster_of[t]:
-                        dirty.update(state.member_sets[cluster_of[t]])
-                dirty.update(state.member_sets[c])
+                improved = True
                 continue
             for j in reversed(added):
                 state.remove(j)
@@ -378,10 +366,8 @@ def _improve_by_swaps(state: _Selection, order: list[int]) -> None:
             if state.seeds[c] == -2:  # b was a lone seed: restore its cluster
                 state.seeds[c] = b
             cluster_of[b] = c
-            state.member_sets[c].add(b)
             state.members[c] += 1
             state.sizes[c] += 1
-        dirty = {i for i in dirty if cluster_of[i]}
 
 
 def _renumber(cluster_of: np.ndarray, order: list[int]) -> np.ndarray:
