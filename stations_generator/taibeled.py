@@ -231,22 +231,21 @@ def _number(value: Any, what: str, where: str) -> int | float:
     return out
 
 
-def _lat(value: Any, what: str, where: str) -> int | float:
+def _coordinate(value: Any, what: str, where: str, limit: float) -> int | float:
     if value is None:
         raise TaibeledError(f"{where}: {what} is missing")
     v = _number(value, what, where)
-    if not -90 <= v <= 90:
-        raise TaibeledError(f"{where}: {what} {v:g} is out of range (-90 to 90)")
+    if not -limit <= v <= limit:
+        raise TaibeledError(f"{where}: {what} {v:g} is out of range (-{limit:g} to {limit:g})")
     return v
+
+
+def _lat(value: Any, what: str, where: str) -> int | float:
+    return _coordinate(value, what, where, 90)
 
 
 def _lng(value: Any, what: str, where: str) -> int | float:
-    if value is None:
-        raise TaibeledError(f"{where}: {what} is missing")
-    v = _number(value, what, where)
-    if not -180 <= v <= 180:
-        raise TaibeledError(f"{where}: {what} {v:g} is out of range (-180 to 180)")
-    return v
+    return _coordinate(value, what, where, 180)
 
 
 def _flag(data: dict, key: str, default: bool) -> bool:
