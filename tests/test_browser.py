@@ -37,6 +37,8 @@ from stations_generator.export.folium_map import (
     write_station_map,
 )
 
+pytestmark = pytest.mark.slow
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
     "--headless",

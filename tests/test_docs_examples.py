@@ -34,6 +34,8 @@ from osm_services import serve
 
 from stations_generator.cli import main
 
+pytestmark = pytest.mark.slow
+
 DOCS = (REPO / "README.md", *sorted((REPO / "docs").glob("*.md")))
 PROGRAM = "stations-generator"
 OUTPUT_OPTIONS = ("-o", "--output", "--output-dir", "--html")

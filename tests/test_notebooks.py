@@ -135,6 +135,7 @@ def generate_play_area() -> tuple[nbformat.NotebookNode, dict]:
     return nb, json.loads(probed)
 
 
+@pytest.mark.slow
 def test_check_hiding_zone(check_hiding_zone):
     nb = check_hiding_zone
     _ran_cleanly(nb)
@@ -193,6 +194,7 @@ def test_check_hiding_zone(check_hiding_zone):
     assert "load_game on the link: same remaining area, same 14 possible hiding zones" in text
 
 
+@pytest.mark.slow
 def test_generate_play_area(generate_play_area):
     nb, probed = generate_play_area
     _ran_cleanly(nb)
@@ -216,6 +218,7 @@ def test_generate_play_area(generate_play_area):
     assert "stations.geojson read back: 105 stations; stations.kml: 106 placemarks" in text
 
 
+@pytest.mark.slow
 def test_generate_play_area_sweep(generate_play_area):
     """Each option's sweep passes through the defaults, and moves the count the right way."""
     _, probed = generate_play_area
