@@ -118,6 +118,25 @@ def main(ctx: click.Context, verbose: int, quiet: bool) -> None:
     Data © OpenStreetMap contributors, ODbL 1.0.
     """
     ctx.obj = Console(-1 if quiet else verbose)
+    _exit_cleanly_on_terminate(ctx)
+
+
+def _exit_cleanly_on_terminate(ctx: click.Context) -> None:
+    """SIGTERM and SIGHUP end a run as Ctrl-C does: clean-up code runs, exit 128 + n."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(number: int, _frame) -> None:
+        raise SystemExit(128 + number)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            signal.signal(number, stop)
+            ctx.call_on_close(lambda n=number: signal.signal(n, signal.SIG_DFL))
 
 
 def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:

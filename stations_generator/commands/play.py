@@ -143,7 +143,10 @@ def _echo_lines(lines: Sequence[str]) -> None:
 
 
 def _load_map(path: Path) -> StationFile:
-    return read_station_map(path)
+    from ..export.atomic import reading
+
+    with reading(path):  # never a set a killed `generate` left half-committed
+        return read_station_map(path)
 
 
 def _mention_fuzzy(console: Console, matches: Sequence[StationMatch]) -> None:
@@ -807,34 +810,30 @@ def calibrate(
       stations-generator calibrate out/liechtenstein/stations.geojson \\
         --osm tests/data/osm-extracts/liechtenstein-2013-08.osm.pbf
     """
-    table = _table(table_spec)
-    station_map = _load_map(map_path)
-    if len(station_map.stations) < 2:
-        raise InputError(f"{station_map.source} has one station; calibration needs pairs")
-    out = output_dir if output_dir is not None else map_path.parent
-    if out.exists() and not out.is_dir():
-        raise InputError(f"output {str(out)!r} is a file, not a folder; pass another -o")
-    times = _drive_times(console, station_map, roads)
-    chosen = sample_pairs(station_map.stations, pairs, random.Random(seed))
-    cal = run_calibration(
-        chosen,
-        times,
-        table=table,
-        cooldown_factor=COOLDOWN_FACTOR if transit_in_play else 0.0,
-        target_factor=TRANSIT_FACTOR,
-        drive_range=TRANSIT_RANGE,
-    )
-    if not cal.pairs:
-        raise InputError("no station pair has a drive time above zero; nothing to calibrate")
-    name = map_path.as_posix()
-    title = f"{_fit(name, 50)}: vehicle door to door vs transit target"
-    files = {
-        CALIBRATION_CSV: _calibration_csv(cal).encode("utf-8"),
-        CALIBRATION_PNG: _calibration_png(cal, title),
-    }
-    from ..export.atomic import atomic_write_bytes
+    from ..export.atomic import output_set
 
-    for file_name, data in files.items():
-        atomic_write_bytes(out / file_name, data)
+    table = _table(table_spec)
+    out = output_dir if output_dir is not None else map_path.parent
+    # The folder is locked from here on; both files appear together, or not at all.
+    with output_set(out, (CALIBRATION_CSV, CALIBRATION_PNG)) as outputs:
+        station_map = _load_map(map_path)
+        if len(station_map.stations) < 2:
+            raise InputError(f"{station_map.source} has one station; calibration needs pairs")
+        times = _drive_times(console, station_map, roads)
+        chosen = sample_pairs(station_map.stations, pairs, random.Random(seed))
+        cal = run_calibration(
+            chosen,
+            times,
+            table=table,
+            cooldown_factor=COOLDOWN_FACTOR if transit_in_play else 0.0,
+            target_factor=TRANSIT_FACTOR,
+            drive_range=TRANSIT_RANGE,
+        )
+        if not cal.pairs:
+            raise InputError("no station pair has a drive time above zero; nothing to calibrate")
+        name = map_path.as_posix()
+        title = f"{_fit(name, 50)}: vehicle door to door vs transit target"
+        outputs.write_bytes(CALIBRATION_CSV, _calibration_csv(cal).encode("utf-8"))
+        outputs.write_bytes(CALIBRATION_PNG, _calibration_png(cal, title))
     _echo_lines(_calibration_text(cal, name, times.describe()))
-    console.info("Wrote " + ", ".join(str(out / n) for n in files))
+    console.info("Wrote " + ", ".join(str(p) for p in outputs.written))
