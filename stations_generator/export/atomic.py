@@ -696,7 +696,7 @@ class OutputSet:
 
     def _make_folder(self, where: _Folder) -> None:
         if where.path.exists() and not where.path.is_dir():
-            raise OutputError(
+            raise InputError(
                 f"output {str(where.shown)!r} is a file, not a folder; pass another -o"
             )
         missing: list[Path] = []
