@@ -23,6 +23,7 @@ from .export import csv as csv_export
 from .export import geojson, kml
 from .export.atomic import OutputSet, output_set
 from .osm import overpass, sources
+from .osm.nominatim import NominatimClient
 from .playarea import load_polygons
 
 STATIONS_GEOJSON = "stations.geojson"
@@ -65,7 +66,7 @@ class GenerateRequest:
     html_map: bool = False
     map_name: str | None = None
     overpass_urls: tuple[str, ...] = ()
-    overpass_timeout: float = 180.0
+    overpass_timeout: float = overpass.DEFAULT_TIMEOUT_S
     cache_dir: Path | None = None
     use_cache: bool = True
 
@@ -120,6 +121,18 @@ def _client(request: GenerateRequest, console) -> overpass.OverpassClient:
         cache_dir=request.cache_dir,
         use_cache=request.use_cache,
         log=console.detail,
+        notify=console.info,
+        status=console.status,
+    )
+
+
+def _nominatim(request: GenerateRequest, console) -> NominatimClient:
+    return NominatimClient(
+        timeout=request.overpass_timeout,
+        use_cache=request.use_cache,
+        log=console.detail,
+        notify=console.info,
+        status=console.status,
     )
 
 
@@ -130,7 +143,7 @@ def _play_area(request: GenerateRequest, console) -> tuple[BaseGeometry, str]:
         area = sources.fetch_relation_area(_client(request, console), request.osm_relation)
         return area, f"relation-{request.osm_relation}"
     assert request.place is not None
-    return sources.geocode_place(request.place), request.place
+    return sources.geocode_place(request.place, _nominatim(request, console)), request.place
 
 
 def run_generate(request: GenerateRequest, console) -> StationMap:
