@@ -16,6 +16,9 @@ What they serve:
   Liechtenstein extract (``admin_level=2``, ``relation/47`` there) with its members'
   geometries. The extract's ids are renumbered 1..N, so the relation is served under
   Liechtenstein's real id 1155955 (its member ids stay the extract's).
+* **Overpass, the road query of ``route --online``** (``osm.roads.road_query``) — the
+  drivable ways of the Liechtenstein extract with a node inside the query's polygons,
+  and their nodes, in ``out;`` form.
 * **Nominatim ``/search``** — for "Sioux Falls, South Dakota", one result shaped as
   Nominatim's ``format=json&polygon_geojson=1`` answer (what ``osmnx.geocode_to_gdf``
   requests), whose polygon is the bundled Sioux Falls play area
@@ -183,6 +186,44 @@ def liechtenstein_poi_response() -> bytes:
     return _envelope(elements + ways + relations)
 
 
+@cache
+def _liechtenstein_roads() -> tuple[dict[int, dict], list[dict]]:
+    """The extract's complete ``highway=*`` ways of the road query's classes, and their nodes."""
+    from stations_generator.osm.roads import DRIVABLE_HIGHWAYS
+
+    nodes: dict[int, dict] = {}
+    ways: list[dict] = []
+    processor = osmium.FileProcessor(str(LIECHTENSTEIN), osmium.osm.NODE | osmium.osm.WAY)
+    for obj in processor.with_locations():
+        if obj.is_node():
+            if obj.location.valid():
+                nodes[obj.id] = {"type": "node", "id": obj.id, **_position(obj.location)}
+            continue
+        tags = dict(obj.tags)
+        refs = [n.ref for n in obj.nodes]
+        if tags.get("highway") in DRIVABLE_HIGHWAYS and all(r in nodes for r in refs):
+            ways.append({"type": "way", "id": obj.id, "nodes": refs, "tags": tags})
+    return nodes, ways
+
+
+def roads_response(query: str) -> bytes:
+    """Overpass's answer to ``road_query``: the ways with a node in its polygons, then nodes."""
+    from shapely.geometry import Polygon
+    from shapely.prepared import prep
+
+    areas = []
+    for ring in re.findall(r'poly:"([-0-9. ]+)"', query):
+        numbers = [float(v) for v in ring.split()]
+        areas.append(prep(Polygon(list(zip(numbers[1::2], numbers[0::2], strict=True)))))
+    nodes, ways = _liechtenstein_roads()
+    inside = [
+        w for w in ways
+        if any(a.contains(Point(nodes[r]["lon"], nodes[r]["lat"])) for a in areas for r in w["nodes"])
+    ]  # fmt: skip
+    used = sorted({r for w in inside for r in w["nodes"]})
+    return _envelope(inside + [nodes[r] for r in used])
+
+
 def nominatim_result() -> list[dict]:
     """Nominatim's answer to the Sioux Falls search, with the play area as its polygon."""
     area = _zone(SIOUX_ZONE)
@@ -251,6 +292,8 @@ class Services:
 
 def overpass_answer(query: str) -> bytes | None:
     """The recorded response for an Overpass query, or None for a query we do not serve."""
+    if 'way["highway"~"^(' in query and "(._;>;);" in query:
+        return roads_response(query)
     relation = re.search(r"\brelation\((\d+)\);", query)
     if relation is not None:
         if int(relation.group(1)) == LIECHTENSTEIN_RELATION:

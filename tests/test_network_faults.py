@@ -203,3 +203,51 @@ def test_place_does_not_import_osmnx(services, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out" / "stations.geojson").exists()
+
+
+# --------------------------------------------------------------------------- #
+# route --online: the road download goes through the same client
+# --------------------------------------------------------------------------- #
+
+LIECHTENSTEIN_EXTRACT = REPO / "tests" / "data" / "osm-extracts" / "liechtenstein-2013-08.osm.pbf"
+ROUTE = ("route", "Schaan-Vaduz", "Walsermuseum", "--at", "18:00")
+
+
+@pytest.fixture(scope="module")
+def liechtenstein_map(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("li")
+    args = ["-q", "generate", REPO / "zones" / "liechtenstein.geojson"]
+    result = CliRunner().invoke(
+        main, [str(a) for a in [*args, "--osm", LIECHTENSTEIN_EXTRACT, "-o", out]]
+    )
+    assert result.exit_code == 0, result.output
+    return out / "stations.geojson"
+
+
+@pytest.mark.slow  # two road graphs of a country (~10 s)
+def test_route_online_matches_the_extract(services, tmp_path, liechtenstein_map):
+    running, env = services
+    offline, _ = timed(*ROUTE, "--map", liechtenstein_map, "--osm", LIECHTENSTEIN_EXTRACT, env=env)
+    online, _ = timed(*ROUTE, "--map", liechtenstein_map, "--online", env=env)
+    assert offline.exit_code == online.exit_code == 0, online.output
+    # The same roads give the same graph and the same drive; only the source differs.
+    flat = " ".join(offline.output.split())
+    size = flat[flat.index("(") : flat.index(")") + 1]  # "(… nodes, … edges)"
+    assert f"Drive times: roads of Overpass {size}" in " ".join(online.output.split())
+    tail = lambda out: out[out.index("Route 1:") :]  # noqa: E731
+    assert tail(online.output) == tail(offline.output)
+    (query,) = running.overpass_queries
+    assert 'way["highway"~"^(living_street|motorway|' in query and "poly:" in query
+    assert len(cached(tmp_path)) == 1  # the answer parsed, so it was cached
+
+
+def test_route_online_is_bounded(services, tmp_path, liechtenstein_map):
+    running, env = services
+    running.fault("overpass", "drip")
+    result, elapsed = timed(
+        *ROUTE, "--map", liechtenstein_map, "--online", "--overpass-timeout", DEADLINE_S, env=env
+    )
+    assert result.exit_code == 4, result.output
+    assert "gave no complete answer within the 5 s deadline" in result.output
+    assert elapsed <= DEADLINE_S + 5
+    assert cached(tmp_path) == []

@@ -186,6 +186,7 @@ class RoadOptions:
     overpass_urls: tuple[str, ...] = ()
     cache_dir: Path | None = None
     use_cache: bool = True
+    overpass_timeout: float = 300.0
 
 
 def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions) -> DriveTimes:
@@ -200,6 +201,7 @@ def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions)
         console.detail(times.describe())
         return times
     if roads.online:
+        from ..osm.overpass import DEFAULT_ENDPOINTS, OverpassClient
         from ..osm.roads import fetch_drive_graph
 
         area = station_map.play_area
@@ -207,13 +209,17 @@ def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions)
             import shapely
 
             area = shapely.MultiPoint([(s.lon, s.lat) for s in station_map.stations]).envelope
-        console.detail("downloading the drivable roads with osmnx (Overpass, cached)")
-        graph = fetch_drive_graph(
-            area,
-            cache_dir=roads.cache_dir / "osmnx" if roads.cache_dir is not None else None,
+        console.detail("downloading the drivable roads from Overpass (cached)")
+        client = OverpassClient(
+            roads.overpass_urls or DEFAULT_ENDPOINTS,
+            timeout=roads.overpass_timeout,
+            cache_dir=roads.cache_dir,
             use_cache=roads.use_cache,
-            overpass_url=roads.overpass_urls[0] if roads.overpass_urls else None,
+            log=console.detail,
+            notify=console.info,
+            status=console.status,
         )
+        graph = fetch_drive_graph(area, client=client)
         return RoadDriveTimes(graph, fallback_speed_kph=roads.speed, source="Overpass")
     console.warn(
         f"no roads given (--osm EXTRACT or --online): drive times are great-circle "
@@ -233,7 +239,7 @@ def _road_options(f):
         click.option(
             "--online",
             is_flag=True,
-            help="Download the road network with osmnx (Overpass, cached).",
+            help="Download the road network from Overpass (cached).",
         ),
         click.option(
             "--speed",
@@ -247,20 +253,31 @@ def _road_options(f):
             "overpass_urls",
             multiple=True,
             envvar="STATIONS_GENERATOR_OVERPASS_URL",
-            help="With --online: Overpass endpoint (the first is used; env STATIONS_GENERATOR_OVERPASS_URL).",
+            help="With --online: Overpass endpoint (repeatable; tried in order; env STATIONS_GENERATOR_OVERPASS_URL).",
+        ),
+        click.option(
+            "--overpass-timeout",
+            type=click.FloatRange(min=1),
+            default=300.0,
+            show_default=True,
+            help="With --online: deadline in seconds for the download, every try and wait included.",
         ),
         click.option(
             "--cache-dir",
             type=click.Path(path_type=Path),
             envvar="STATIONS_GENERATOR_CACHE_DIR",
-            help="With --online: cache folder; roads go to its osmnx/ [default: the user cache dir].",
+            help="With --online: the Overpass cache folder [default: the user cache dir].",
         ),
         click.option("--no-cache", is_flag=True, help="With --online: do not use the cache."),
     ]
 
     @functools.wraps(f)
-    def wrapper(*args, osm, online, speed, overpass_urls, cache_dir, no_cache, **kwargs):
-        roads = RoadOptions(osm, online, speed, tuple(overpass_urls), cache_dir, not no_cache)
+    def wrapper(
+        *args, osm, online, speed, overpass_urls, overpass_timeout, cache_dir, no_cache, **kwargs
+    ):
+        roads = RoadOptions(
+            osm, online, speed, tuple(overpass_urls), cache_dir, not no_cache, overpass_timeout
+        )
         return f(*args, roads=roads, **kwargs)
 
     for option in reversed(options):
