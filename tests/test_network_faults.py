@@ -251,3 +251,21 @@ def test_route_online_is_bounded(services, tmp_path, liechtenstein_map):
     assert "gave no complete answer within the 5 s deadline" in result.output
     assert elapsed <= DEADLINE_S + 5
     assert cached(tmp_path) == []
+
+
+def test_the_status_line_is_drawn_on_a_terminal_only(monkeypatch, capsys):
+    import sys
+
+    from stations_generator.cli import Console
+
+    Console(0).status("Overpass at x: 3 s of 5 s, 1 kB received")
+    assert capsys.readouterr().err == ""  # a pipe: nothing drawn
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    Console(-1).status("quiet")
+    assert capsys.readouterr().err == ""  # -q: nothing either
+    Console(0).status("Overpass at x: 3 s of 5 s, 1 kB received")
+    Console(0).status(None)
+    assert (
+        capsys.readouterr().err
+        == "\r" + "Overpass at x: 3 s of 5 s, 1 kB received" + "\x1b[K\r\x1b[K"
+    )

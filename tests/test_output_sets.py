@@ -92,6 +92,30 @@ def which(folder: Path, sets: dict[str, dict[str, bytes]]) -> str:
     raise AssertionError(f"the folder mixes runs or lost files: {mixed}")
 
 
+CAUGHT = {signal.SIGINT, signal.SIGTERM}
+
+
+def fork(body) -> int:
+    """Fork a child that runs ``body()`` and exits with its code; nothing escapes into pytest."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, CAUGHT)  # until the child is in its try
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        code = 99
+        try:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, CAUGHT)
+            code = body()
+        except KeyboardInterrupt:
+            code = 130
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        except BaseException:  # noqa: BLE001
+            code = 99
+        finally:
+            os._exit(code)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, CAUGHT)
+    return pid
+
+
 def write_set(folder: Path, files: dict[str, bytes]) -> None:
     with output_set(folder, GENERATE_FILES) as out:
         for name, data in files.items():
@@ -223,9 +247,8 @@ def test_second_run_into_a_busy_folder_fails_at_once(tmp_path, sets):
     assert which(folder, sets) == "plain"
 
 
-def _race_child(folder: Path, files: dict[str, bytes], go: float, report: int) -> None:
+def _race_child(folder: Path, files: dict[str, bytes], go: float, report: int) -> int:
     """Write one set after ``go`` (a time.time()), holding the lock a while; report by pipe."""
-    atomic.LOCK_WAIT_S = 0.2
     atomic._CHECKPOINT = lambda step: time.sleep(0.4) if step == "opened" else None
     time.sleep(max(0.0, go - time.time()))
     try:
@@ -233,10 +256,10 @@ def _race_child(folder: Path, files: dict[str, bytes], go: float, report: int) -
         message, code = "", 0
     except OutputBusyError as exc:
         message, code = str(exc), 5
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent
+    except Exception as exc:  # noqa: BLE001 - reported to the parent
         message, code = repr(exc), 99
     os.write(report, json.dumps([os.getpid(), code, message]).encode() + b"\n")
-    os._exit(code)
+    return code
 
 
 def test_two_concurrent_runs_one_wins_whole(tmp_path, sets):
@@ -248,10 +271,7 @@ def test_two_concurrent_runs_one_wins_whole(tmp_path, sets):
         go = time.time() + 0.15
         children = {}
         for name in ("full", "plain"):
-            pid = os.fork()
-            if pid == 0:  # pragma: no cover - child
-                os.close(read_end)
-                _race_child(folder, sets[name], go, write_end)
+            pid = fork(lambda name=name: _race_child(folder, sets[name], go, write_end))  # noqa: B023
             children[pid] = name
         os.close(write_end)
         for pid in children:
@@ -279,7 +299,7 @@ def test_two_concurrent_runs_one_wins_whole(tmp_path, sets):
 
 
 def _write_child(folder: Path, files: dict[str, bytes], kill_at: int, number: int, nap: float):
-    """The write phase only; signal ``number`` to itself at hook point ``kill_at``."""
+    """The write phase only; signal ``number`` to itself at hook point ``kill_at``; 0 if done."""
     seen = 0
 
     def hook(_step: str) -> None:
@@ -291,16 +311,8 @@ def _write_child(folder: Path, files: dict[str, bytes], kill_at: int, number: in
             time.sleep(nap)
 
     atomic._CHECKPOINT = hook
-    try:
-        write_set(folder, files)
-        code = 0
-    except KeyboardInterrupt:
-        code = 130
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    except BaseException:  # noqa: BLE001
-        code = 99
-    os._exit(code)
+    write_set(folder, files)
+    return 0
 
 
 def _hook_points(folder: Path, old: dict[str, bytes], new: dict[str, bytes]) -> int:
@@ -332,9 +344,8 @@ def test_signals_never_leave_a_mixed_folder(tmp_path, sets, signame):
         deterministic = attempt < TRIES * 3 // 5
         # Every hook point in turn (and once before the first), then random moments.
         kill_at = attempt % (points[old, new] + 1) if deterministic else -1
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - child
-            _write_child(folder, sets[new], kill_at, number, 0.0 if deterministic else 0.002)
+        nap = 0.0 if deterministic else 0.002
+        pid = fork(lambda: _write_child(folder, sets[new], kill_at, number, nap))  # noqa: B023
         if not deterministic:
             time.sleep(rng.uniform(0.0, 0.06))
             os.kill(pid, number)
@@ -357,6 +368,56 @@ def test_signals_never_leave_a_mixed_folder(tmp_path, sets, signame):
         assert outcomes["rolled forward"] > 0, outcomes
 
 
+def test_sigkill_at_every_point_of_a_set_in_two_folders(tmp_path):
+    """report -o a/report.json --html b/report.html: both files or neither, whichever
+    folder the next run or reader visits first."""
+    names = ["a/report.json", "b/report.html"]
+    old = {"a/report.json": b"old json", "b/report.html": b"old html"}
+    new = {"a/report.json": b"new json", "b/report.html": b"new html"}
+
+    def write(files):
+        with output_set(tmp_path, names) as out:
+            for name, data in files.items():
+                out.write_bytes(name, data)
+
+    def seen():
+        return {n: (tmp_path / n).read_bytes() for n in names}
+
+    steps: list[str] = []
+    write(old)
+    atomic._CHECKPOINT = steps.append
+    try:
+        write(new)
+    finally:
+        atomic._CHECKPOINT = None
+    outcomes = set()
+    for kill_at in range(1, len(steps) + 1):
+        for first in ("a", "b"):
+            write(old)
+
+            def child(kill_at=kill_at):
+                count = 0
+
+                def hook(_step):
+                    nonlocal count
+                    count += 1
+                    if count == kill_at:
+                        os.kill(os.getpid(), signal.SIGKILL)
+
+                atomic._CHECKPOINT = hook
+                write(new)
+                return 0
+
+            os.waitpid(fork(child), 0)
+            for folder in (first, "b" if first == "a" else "a"):
+                settle(tmp_path / folder)
+            assert seen() in (old, new), (kill_at, first, seen())
+            assert not (tmp_path / "a" / STATE_DIR).exists()
+            assert not (tmp_path / "b" / STATE_DIR).exists()
+            outcomes.add("new" if seen() == new else "old")
+    assert outcomes == {"old", "new"}
+
+
 def test_a_reader_rolls_a_killed_commit_forward(tmp_path, sets):
     """SIGKILL between the first and the last rename: `map` and `roll` see the new set."""
     folder = tmp_path / "out"
@@ -369,9 +430,7 @@ def test_a_reader_rolls_a_killed_commit_forward(tmp_path, sets):
         atomic._CHECKPOINT = None
     kill_at = steps.index("renamed") + 1  # after the first rename
     prepare(folder, sets["full"])
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - child
-        _write_child(folder, sets["plain"], kill_at + 1, signal.SIGKILL, 0.0)
+    pid = fork(lambda: _write_child(folder, sets["plain"], kill_at + 1, signal.SIGKILL, 0.0))
     os.waitpid(pid, 0)
     assert (folder / STATE_DIR).is_dir()
     on_disk = snapshot(folder)

@@ -114,7 +114,8 @@ _POINTER = ".primary"
 _FORMAT = "stations-generator output set"
 
 #: Seconds a run waits for a folder another process holds only briefly (a reader
-#: rolling a journal forward) before it reports the folder as busy.
+#: rolling a journal forward) before it reports the folder as busy; a folder a live
+#: run holds is reported at once.
 LOCK_WAIT_S = 1.0
 #: Seconds a commit or a reader waits for the other to finish its few milliseconds.
 COMMIT_WAIT_S = 60.0
@@ -287,11 +288,25 @@ def _lock_file(path: Path, *, exclusive: bool, create: bool) -> int | None:
     return None
 
 
-def _holder(state: Path) -> str:
-    with contextlib.suppress(OSError, ValueError):
-        pid = int((state / _LOCK).read_text(encoding="ascii").split()[0])
-        return f"pid {pid}"
-    return "pid unknown"
+_RECOVERING = "recovering"
+
+
+def _holder(state: Path) -> tuple[int | None, bool]:
+    """The pid in the lock file, and whether it is a live run writing (not recovering)."""
+    try:
+        words = (state / _LOCK).read_text(encoding="ascii").split()
+        pid = int(words[0])
+    except (OSError, ValueError, IndexError):
+        return None, False
+    if _RECOVERING in words[1:]:
+        return pid, False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return pid, False  # the pid of a run that ended: the holder has not written yet
+    except (PermissionError, OSError):
+        pass  # alive, another user's
+    return pid, True
 
 
 # --------------------------------------------------------------------------- #
@@ -451,7 +466,11 @@ def _recover(folder: Path) -> bool:
         if part is not None:
             _apply(folder, run, part)  # committed: roll forward
         _discard(entry)  # rolled forward, or never committed
-        _discard(pointer)
+        if pointer.exists():
+            _discard(pointer)
+            if journal_path is not None and journal is not None:
+                # This was the last part? Then the first folder can drop its journal.
+                settle(journal_path.parent.parent)
     for entry in entries:
         name = entry.name
         if name.endswith(_JOURNAL):
@@ -519,6 +538,9 @@ def settle(folder: Path | str) -> bool:
     if fd is None:
         return False
     try:
+        with contextlib.suppress(OSError):  # tell a run arriving now to wait, not fail
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()} {_RECOVERING}\n".encode("ascii"))
         found = _recover(folder)
         _tidy(state)
     finally:
@@ -732,12 +754,15 @@ class OutputSet:
                 os.ftruncate(fd, 0)
                 os.write(fd, f"{os.getpid()}\n".encode("ascii"))
                 return fd
-            if time.monotonic() >= deadline:
+            # A live run fails this one at once; a reader rolling a killed run forward
+            # (or a run that has just locked) holds the folder for milliseconds only.
+            pid, writing = _holder(where.state)
+            if writing or time.monotonic() >= deadline:
                 raise OutputBusyError(
-                    f"another stations-generator run ({_holder(where.state)}) is writing to "
-                    f"{where.shown}; wait for it or choose another -o"
+                    f"another stations-generator run (pid {pid if pid else 'unknown'}) is "
+                    f"writing to {where.shown}; wait for it or choose another -o"
                 )
-            time.sleep(0.02)
+            time.sleep(0.01)
 
     def _commit(self) -> None:
         folders = [self._folders[k] for k in sorted(self._folders)]
