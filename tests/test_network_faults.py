@@ -269,3 +269,24 @@ def test_the_status_line_is_drawn_on_a_terminal_only(monkeypatch, capsys):
         capsys.readouterr().err
         == "\r" + "Overpass at x: 3 s of 5 s, 1 kB received" + "\x1b[K\r\x1b[K"
     )
+
+
+def test_nominatim_unknown_host_is_a_network_failure(monkeypatch, tmp_path):
+    import socket
+
+    from stations_generator.errors import NominatimError
+    from stations_generator.osm.nominatim import NominatimClient
+
+    def no_such_host(*args, **kwargs):
+        raise socket.gaierror(-2, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_such_host)
+    client = NominatimClient("http://nominatim.invalid", cache_dir=tmp_path)
+    with pytest.raises(NominatimError) as info:
+        client.place_polygon(PLACE_QUERY)
+    assert info.value.exit_code == 4
+    assert str(info.value).startswith(
+        "could not connect to Nominatim at http://nominatim.invalid/search "
+        "(unknown host: Name or service not known); check your internet connection"
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -211,10 +211,7 @@ class NominatimClient:
         later = f"try again later, {instead}"
         for attempt in range(1, self.max_tries + 1):
             try:
-                reply = exchange(
-                    self._opener, request, Deadline(deadline.remaining()), label=label,
-                    waits=self._waits,
-                )  # fmt: skip
+                reply = exchange(self._opener, request, deadline, label=label, waits=self._waits)
             except DeadlineExceeded:
                 raise NominatimError(
                     f"{label} gave no complete answer within the {self.timeout:g} s deadline; "

@@ -908,11 +908,7 @@ class OverpassClient:
             except DeadlineExceeded:
                 raise _TryTimeout from None
         return exchange(
-            self._opener,
-            request,
-            Deadline(limit),
-            label=f"Overpass at {endpoint}",
-            waits=self._waits,
+            self._opener, request, deadline, label=f"Overpass at {endpoint}", waits=self._waits
         )
 
     def _fetch_from(

@@ -26,6 +26,7 @@ import hashlib
 import http.client
 import json
 import math
+import re
 import socket
 import threading
 import time
@@ -138,6 +139,11 @@ class Waits:
         self.status(None)
 
 
+def _short(label: str) -> str:
+    """``"Overpass at https://host/api/interpreter"`` -> ``"Overpass host"`` (status lines)."""
+    return re.sub(r"\s+at\s+(\w+)://([^/\s]+)\S*", r" \2", label)
+
+
 def _size(count: int) -> str:
     return f"{count / 1e6:.1f} MB" if count >= 100_000 else f"{count / 1e3:.0f} kB"
 
@@ -217,7 +223,7 @@ def exchange(
                 waits.line(f"waiting for {label} (up to {deadline.remaining():.0f} s more)")
                 said = True
             waits.status(
-                f"{label}: {deadline.elapsed:.0f} s of {deadline.seconds:g} s, "
+                f"{_short(label)}: waiting, {deadline.elapsed:.0f} s of {deadline.seconds:.0f} s, "
                 f"{_size(box['received'])} received"
             )
     if waits is not None and said:
