@@ -444,7 +444,7 @@ def test_a_dripping_server_cannot_stretch_the_deadline(
     with pytest.raises(OverpassError) as info:
         client.fetch(QUERY)
     elapsed = time.monotonic() - started
-    assert 1.9 < elapsed < 3.0
+    assert 1.9 < elapsed < 4.0
     message = str(info.value)
     assert_one_line(message)
     assert f"Overpass at {url} gave no complete answer within the 2 s deadline (1 try" in message
@@ -464,7 +464,7 @@ def test_a_server_that_never_answers(server: ScriptedOverpass, harness: Harness)
     started = time.monotonic()
     with pytest.raises(OverpassError, match="no complete answer within the 1.5 s deadline"):
         harness.client(url, timeout=1.5).fetch(QUERY)
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 3.5
 
 
 def test_504_forever_stops_at_the_deadline(server: ScriptedOverpass, harness: Harness) -> None:
