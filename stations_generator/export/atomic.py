@@ -698,18 +698,23 @@ class OutputSet:
             self._make_folder(where)
             where.lock_fd = self._lock(where)
             _recover(where.path)
-            where.commit_fd = os.open(where.state / _COMMIT_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
         if not self._folders:
             return  # nothing owned (e.g. report to stdout): nothing to lock or stage
         primary = self._primary()
         for key in sorted(self._folders):
             where = self._folders[key]
-            stage = where.state / self._run
-            stage.mkdir()
-            where.stage = stage
-            if where is not primary:
-                pointer = where.state / (self._run + _POINTER)
-                pointer.write_text(str(primary.state / (self._run + _JOURNAL)), encoding="utf-8")
+            try:
+                where.commit_fd = os.open(where.state / _COMMIT_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+                stage = where.state / self._run
+                stage.mkdir()
+                where.stage = stage
+                if where is not primary:
+                    pointer = where.state / (self._run + _POINTER)
+                    pointer.write_text(
+                        str(primary.state / (self._run + _JOURNAL)), encoding="utf-8"
+                    )
+            except OSError as exc:
+                raise _write_error(where.shown / STATE_DIR, exc) from None
             _fsync_directory(where.state)
         _checkpoint("opened")
 
