@@ -12,7 +12,7 @@ from ..core.game import Elimination, Game, ZoneStatus
 from ..core.questions import QuestionError
 from ..core.rules import cost_ledger
 from ..errors import InputError
-from ..export.atomic import atomic_write_text
+from ..export.atomic import output_set
 from ..export.geojson import dumps_geojson, polygon_rings
 from ..gamefile import LoadedGame, load_game, parse_lat_lon
 
@@ -20,6 +20,8 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 REMAINING_GEOJSON = "remaining.geojson"
 ZONES_GEOJSON = "zones.geojson"
 ELIMINATION_HTML = "elimination.html"
+#: The files ``questions apply`` owns in its -o folder (elimination.html only with --map).
+APPLY_FILES = (REMAINING_GEOJSON, ZONES_GEOJSON, ELIMINATION_HTML)
 
 _game_arg = click.argument("game", type=click.Path(path_type=Path))
 _osm_opt = click.option(
@@ -156,12 +158,24 @@ def questions() -> None:
 @click.pass_obj
 def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, osm_files) -> None:
     """Remaining area and possible hiding zones after every question."""
+    # The folder is locked from here on; its files appear together, or not at all.
+    with output_set(output_dir, APPLY_FILES) as outputs:
+        g, elimination, zones, texts = _apply_outputs(game, osm_files, html_map)
+        for name, text in texts.items():
+            outputs.write_text(name, text)
+    for line in summary_table(g, elimination, zones):
+        console.info(line)
+    console.info("Wrote " + ", ".join(str(output_dir / n) for n in texts))
+
+
+def _apply_outputs(
+    game: Path, osm_files, html_map: bool
+) -> tuple[Game, Elimination, list[ZoneStatus], dict[str, str]]:
+    """The game, what its questions leave, and the files of ``questions apply`` by name."""
     loaded = _load(game, osm_files)
     g = loaded.game
     elimination = g.eliminate()
     zones = g.possible_zones(elimination)
-    if output_dir.exists() and not output_dir.is_dir():
-        raise InputError(f"output {str(output_dir)!r} is a file, not a folder; pass another -o")
     texts = {
         REMAINING_GEOJSON: dumps_geojson(elimination_geojson(g, elimination)),
         ZONES_GEOJSON: dumps_geojson(zones_geojson(g, zones)),
@@ -175,11 +189,7 @@ def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, osm_files) 
                 g, elimination, zones, title=game.parent.name if game.stem == "game" else game.stem
             )
         )
-    for name, text in texts.items():
-        atomic_write_text(output_dir / name, text)
-    for line in summary_table(g, elimination, zones):
-        console.info(line)
-    console.info("Wrote " + ", ".join(str(output_dir / n) for n in texts))
+    return g, elimination, zones, texts
 
 
 @questions.command("answer", context_settings=CONTEXT)
