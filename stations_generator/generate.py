@@ -138,7 +138,7 @@ def run_generate(request: GenerateRequest, console) -> StationMap:
     options = _options(request)
     catalogue = select_catalogue(request)
     area, default_name = _play_area(request, console)
-    exclusions = [load_polygons(p, console.warn) for p in request.exclude_files]
+    exclusions = [load_polygons(p, console.warn, min_area_km2=0) for p in request.exclude_files]
 
     if request.osm_files:
         data = sources.read_files(

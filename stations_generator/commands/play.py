@@ -57,6 +57,7 @@ from ..core.drive import (
 )
 from ..core.routes import Station, StationMatch, find_station, plan_itinerary, split_itinerary
 from ..errors import InputError
+from ..params import MINUTES, SPEED_KPH
 from ..stationfile import StationFile, read_station_map
 
 if TYPE_CHECKING:  # the main group's Console; imported lazily to keep cli.py import-free
@@ -234,7 +235,7 @@ def _road_options(f):
         ),
         click.option(
             "--speed",
-            type=click.FloatRange(min=1),
+            type=SPEED_KPH(min=1),
             default=GREAT_CIRCLE_SPEED_KPH,
             show_default=True,
             help="Assumed km/h along the great circle when there is no road path.",
@@ -298,7 +299,7 @@ def _parse_drove(text: str) -> tuple[int, int]:
 @click.option("--seed", type=int, help="Seed the dice (reproducible); default: system randomness.")
 @click.option(
     "--pickup-eta",
-    type=click.FloatRange(min=0),
+    type=MINUTES(min=0),
     metavar="MIN",
     help="By-request ride: minutes it takes to arrive; prints when to request it.",
 )

@@ -112,6 +112,15 @@ def fetch_overpass(
 def fetch_relation_area(client: overpass.OverpassClient, relation_id: int) -> BaseGeometry:
     """The polygon of an OSM relation (``--osm-relation``), assembled from its member ways."""
     raw = client.fetch(relation_query(relation_id))
+    elements = raw.get("elements") if isinstance(raw, dict) else None
+    if not any(
+        isinstance(e, dict) and e.get("type") == "relation" and e.get("id") == relation_id
+        for e in elements or ()
+    ):
+        raise NoDataError(
+            f"Overpass returned no relation {relation_id}: it does not exist (or was deleted); "
+            f"check the id at https://www.openstreetmap.org/relation/{relation_id}"
+        )
     polygons = overpass.water_polygons_from_overpass_json(_as_multipolygon(raw))
     if not polygons:
         raise NoDataError(
