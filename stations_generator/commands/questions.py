@@ -76,6 +76,8 @@ def elimination_geojson(game: Game, elimination: Elimination) -> dict:
                     "answer": q.answer_text(q.answer),
                     "removed_km2": round(step.removed_km2, 6),
                     "stations_removed": list(step.stations_removed),
+                    "set_aside": step.set_aside,
+                    "contradicts": list(step.contradicts),
                 },
                 _geometry(step.removed),
             )
@@ -112,7 +114,9 @@ def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus])
     for k, step in enumerate(elimination.steps, 1):
         q = step.question
         removed = (
-            f"{len(step.stations_removed)} stations"
+            "set aside"
+            if step.set_aside
+            else f"{len(step.stations_removed)} stations"
             if step.stations_removed
             else f"{step.removed_km2:.4f}"
         )
@@ -159,6 +163,7 @@ def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, osm_files) 
     loaded = _load(game, osm_files)
     g = loaded.game
     elimination = g.eliminate()
+    _warn_contradictions(console, elimination)
     zones = g.possible_zones(elimination)
     if output_dir.exists() and not output_dir.is_dir():
         raise InputError(f"output {str(output_dir)!r} is a file, not a folder; pass another -o")
@@ -203,6 +208,8 @@ def answer_cmd(
             f"--hider {hider} is outside the play area; check the coordinates (LAT,LON)"
         )
     station = _station(g, station_id) if station_id else None
+    if all(q.answer is not None for q in g.questions):
+        _warn_contradictions(console, g.eliminate())
     try:
         answers = g.hider_answers(lon, lat, station)
     except QuestionError as exc:
@@ -244,6 +251,12 @@ def cost_cmd(console, game: Path, as_json: bool, osm_files) -> None:
         again = f" (asked {e.times_asked}×)" if e.times_asked > 1 else ""
         click.echo(f"{k:>2}. {e.label}{again}: draw {e.draw}, pick {e.pick}")
     click.echo(f"Total: draw {total_draw}, pick {total_pick}")
+
+
+def _warn_contradictions(console, elimination: Elimination) -> None:
+    """Say which recorded answers contradict each other (each such question is set aside)."""
+    for contradiction in elimination.contradictions:
+        console.warn(contradiction.message())
 
 
 def _load_for_answers(game: Path, osm_files) -> LoadedGame:
@@ -289,6 +302,7 @@ def check_cmd(
         raise click.UsageError("give exactly one of --station ID or --at LAT,LON")
     loaded = _load(game, osm_files)
     g = loaded.game
+    _warn_contradictions(console, g.eliminate())
     if station_id:
         result = g.check_zone(station=_station(g, station_id))
     else:
