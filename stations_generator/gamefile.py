@@ -165,7 +165,10 @@ class OsmContext:
             if not path.exists():
                 raise InputError(f"OSM file {path.name!r} does not exist; check the path")
             if str(path).lower().endswith(".json"):
-                found = overpass.parse_overpass_json(overpass.read_overpass_json_file(path))
+                raw = overpass.read_overpass_json_file(
+                    path, keep=lambda el: bool(el.get("tags")) and self.catalogue.keeps(el["tags"])
+                )
+                found = overpass.parse_overpass_json(raw)
                 found = [e for e in found if self.catalogue.keeps(e.tags)]
             else:
                 found = extracts.read_points(path, self.catalogue.keeps, self.bbox)

@@ -254,8 +254,8 @@ def _default_expectation(error) -> str:
     return str(error.message)
 
 
-def _message(error, source: str) -> str:
-    where = error.json_path
+def _message(error, source: str, prefix: str = "$") -> str:
+    where = prefix + error.json_path[1:]
     schema = error.schema if isinstance(error.schema, dict) else {}
     fix = schema.get("x-fix")
     if error.validator == "required":
@@ -271,7 +271,7 @@ def _message(error, source: str) -> str:
             f"{source}: {where}: unknown key {describe(extra[0] if extra else '?')}; use {options}"
         )
     if error.validator == "x-positions":
-        return f"{source}: {error.json_path}: {error.message}"
+        return f"{source}: {where}: {error.message}"
     if "x-message" in schema and error.validator not in ("required", "additionalProperties"):
         return f"{source}: {where}: " + schema["x-message"].format(value=repr(error.instance))
     expected = schema.get("x-expected") or _default_expectation(error)
@@ -342,7 +342,14 @@ def _validator(schema_id: int):
 _SCHEMAS: dict[int, dict] = {}
 
 
-def validate(data: Any, schema: dict, source: str, error: type[InputError] = InputError) -> None:
+def validate(
+    data: Any,
+    schema: dict,
+    source: str,
+    error: type[InputError] = InputError,
+    *,
+    path_prefix: str = "$",
+) -> None:
     """Check ``data`` against a JSON Schema; raise one line naming the first problem.
 
     Parameters
@@ -355,6 +362,8 @@ def validate(data: Any, schema: dict, source: str, error: type[InputError] = Inp
         The file name, for messages.
     error : InputError subclass
         The exception raised.
+    path_prefix : str
+        The JSON path of ``data`` in its document (for one element of a stream).
 
     Raises
     ------
@@ -368,4 +377,4 @@ def validate(data: Any, schema: dict, source: str, error: type[InputError] = Inp
     except RecursionError:
         raise error(f"{source} is nested too deeply (more than {MAX_DEPTH} levels)") from None
     if errors:
-        raise error(_message(min(errors, key=_relevance), source))
+        raise error(_message(min(errors, key=_relevance), source, path_prefix))

@@ -354,13 +354,23 @@ STATION_MAP: dict[str, Any] = {
 
 # --------------------------------------------------------------------------- Overpass JSON
 
-_LAT = {"type": "number", "minimum": -90, "maximum": 90, "x-expected": "a latitude (-90 to 90)"}
-_LON = {
-    "type": "number",
-    "minimum": -180,
-    "maximum": 180,
-    "x-expected": "a longitude (-180 to 180)",
-}
+
+def _coordinate(what: str, limit: int) -> dict:
+    return {
+        "type": "number",
+        "x-message": f"non-numeric {what} {{value}}",
+        "allOf": [
+            {
+                "minimum": -limit,
+                "maximum": limit,
+                "x-message": f"out-of-range {what} {{value}} (expected -{limit} to {limit})",
+            }
+        ],
+    }
+
+
+_LAT = _coordinate("latitude", 90)
+_LON = _coordinate("longitude", 180)
 _LATLON_OR_NULL = {
     "type": ["object", "null"],
     "if": {"type": "object"},

@@ -70,12 +70,19 @@ def read_files(
             raise InputError(f"OSM file {path.name!r} does not exist; check the --osm path")
         kind = _kind(path)
         if kind == "json":
-            raw = overpass.read_overpass_json_file(path)
-            data.elements.extend(
-                e for e in overpass.parse_overpass_json(raw) if catalogue.keeps(e.tags)
-            )
-            if water and not water_files:
-                data.water.extend(overpass.water_polygons_from_overpass_json(raw))
+            with_water = water and not water_files
+
+            def wanted(element: dict, with_water: bool = with_water) -> bool:
+                tags = element.get("tags")
+                return bool(tags and catalogue.keeps(tags)) or (
+                    with_water and overpass.has_geometry(element)
+                )
+
+            raw = overpass.read_overpass_json_file(path, keep=wanted)
+            elements, polygons = overpass.parse_overpass(raw, path.name)
+            data.elements.extend(e for e in elements if catalogue.keeps(e.tags))
+            if with_water:
+                data.water.extend(polygons)
         else:
             data.elements.extend(extracts.read_points(path, catalogue.keeps, bbox))
             if water and not water_files:
@@ -89,7 +96,7 @@ def read_files(
             if _kind(path) == "json":
                 data.water.extend(
                     overpass.water_polygons_from_overpass_json(
-                        overpass.read_overpass_json_file(path)
+                        overpass.read_overpass_json_file(path, keep=overpass.has_geometry)
                     )
                 )
             else:
@@ -103,9 +110,10 @@ def fetch_overpass(
     """Fetch candidates (and water) for ``area`` with one batched Overpass query."""
     raw = client.fetch(build_query(area, catalogue, water=water))
     data = OsmData(sources=["Overpass"])
-    data.elements = [e for e in overpass.parse_overpass_json(raw) if catalogue.keeps(e.tags)]
+    elements, polygons = overpass.parse_overpass(raw, "the Overpass response")
+    data.elements = [e for e in elements if catalogue.keeps(e.tags)]
     if water:
-        data.water = overpass.water_polygons_from_overpass_json(raw)
+        data.water = polygons
     return data
 
 
