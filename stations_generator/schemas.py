@@ -283,10 +283,9 @@ _STATION_FEATURE = {
             "type": "object",
             "x-expected": "a Point geometry",
             "required": ["type", "coordinates"],
-            "properties": {
-                "type": {"const": "Point", "x-expected": "a Point"},
-                "coordinates": {"type": "array", "x-positions": 1},
-            },
+            "properties": {"type": {"const": "Point", "x-expected": "a Point"}},
+            "if": {"properties": {"type": {"const": "Point"}}},
+            "then": {"properties": {"coordinates": {"type": "array", "x-positions": 1}}},
         },
         "properties": {
             "type": "object",

@@ -647,6 +647,7 @@ def read_overpass_json_file(
     def take(index: int, element: object) -> None:
         element = _screen(element, index, path, prefix)
         if keep is None or keep(element):
+            jsonio.check_depth(element, f"{path}: {prefix}[{index}]", "an OSM element", 16)
             jsonio.validate(
                 element, schemas.OVERPASS_ELEMENT, str(path), path_prefix=f"{prefix}[{index}]"
             )
@@ -719,10 +720,12 @@ def _has_elements_key(head: bytes) -> bool:
 
     import ijson
 
+    opened = False
     try:
         for prefix, event, value in ijson.parse(io.BytesIO(head)):
-            if prefix == "" and event == "map_key" and value == "elements":
-                return True
+            if opened:
+                return event == "start_array"
+            opened = prefix == "" and event == "map_key" and value == "elements"
     except (ijson.JSONError, ijson.IncompleteJSONError):
         pass
     return False
