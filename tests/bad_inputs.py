@@ -699,28 +699,21 @@ def game_variants() -> list[tuple[str, bytes, str, tuple[str, ...]]]:
 _COST_NEEDS_NO_ANSWERS = ("answer-missing", "thermometer-distance-bad")
 
 
-def game_cases() -> list[Case]:
+def _apply_and_cost(kind: str, variants, filename: str, apply_extra=(), skip_cost=()) -> list[Case]:
+    """``questions apply`` on every variant; ``questions cost`` on those that must fail."""
     out = []
-    for name, data, expect, frag in game_variants():
-        files = {"game.json": data}
-        out.append(
-            Case(
-                f"questions-apply/game/{name}",
-                ["questions", "apply", "game.json", "-o", "out"],
-                expect,
-                files,
-                frag,
-            )
-        )
-        if expect == "error" and name not in _COST_NEEDS_NO_ANSWERS:
-            out.append(
-                Case(
-                    f"questions-cost/game/{name}",
-                    ["questions", "cost", "game.json"],
-                    "error",
-                    files,
-                )
-            )
+    for name, data, expect, frag in variants:
+        files = {filename: data}
+        apply_args = ["questions", "apply", filename, "-o", "out", *apply_extra]
+        out.append(Case(f"questions-apply/{kind}/{name}", apply_args, expect, files, frag))
+        if expect == "error" and name not in skip_cost:
+            cost_args = ["questions", "cost", filename]
+            out.append(Case(f"questions-cost/{kind}/{name}", cost_args, "error", files))
+    return out
+
+
+def game_cases() -> list[Case]:
+    out = _apply_and_cost("game", game_variants(), "game.json", skip_cost=_COST_NEEDS_NO_ANSWERS)
     contradiction = next(data for name, data, _, _ in game_variants() if name == "contradiction")
     out.append(
         Case(
@@ -873,28 +866,8 @@ def taibeled_variants() -> list[tuple[str, bytes, str, tuple[str, ...]]]:
 
 
 def taibeled_cases() -> list[Case]:
-    out = []
-    for name, data, expect, frag in taibeled_variants():
-        files = {"state.txt": data}
-        out.append(
-            Case(
-                f"questions-apply/taibeled/{name}",
-                ["questions", "apply", "state.txt", "-o", "out", "--osm", str(HELSINKI_PBF)],
-                expect,
-                files,
-                frag,
-            )
-        )
-        if expect == "error":
-            out.append(
-                Case(
-                    f"questions-cost/taibeled/{name}",
-                    ["questions", "cost", "state.txt"],
-                    "error",
-                    files,
-                )
-            )
-    return out
+    extra = ("--osm", str(HELSINKI_PBF))
+    return _apply_and_cost("taibeled", taibeled_variants(), "state.txt", apply_extra=extra)
 
 
 # --------------------------------------------------------------------------- Overpass JSON
