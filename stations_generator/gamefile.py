@@ -453,6 +453,17 @@ def load_game(path: Path, osm_override: Sequence[Path] = ()) -> LoadedGame:
     return _load_taibeled(data, path.parent, osm_override, path.name)
 
 
+def _check_positions(questions: Sequence[dict]) -> None:
+    """Points and distances of every question, checked before any OSM data is read."""
+    for k, raw in enumerate(questions, 1):
+        for key in ("seeker", "start", "end"):
+            if key in raw:
+                parse_lat_lon(raw[key], f"question {k} {key}")
+        for key in ("radius", "distance"):
+            if key in raw:
+                parse_distance(raw[key], f"question {k} {key}")
+
+
 def _load_ours(data: dict, base: Path, osm_override: Sequence[Path], source: str) -> LoadedGame:
     jsonio.validate(data, schemas.GAME, source)
     area_spec = data.get("play_area")
@@ -462,6 +473,7 @@ def _load_ours(data: dict, base: Path, osm_override: Sequence[Path], source: str
         area = parse_polygons(area_spec, f"{source} play_area")
     else:
         raise InputError(f"{source}: play_area must be a GeoJSON object or a file path")
+    _check_positions(data.get("questions", []))
     files = list(osm_override) or [_resolve(base, f) for f in data.get("osm", [])]
     context = OsmContext(area, files)
     try:

@@ -200,9 +200,9 @@ def answer_cmd(
     console, game: Path, hider: str, station_id: str | None, as_json: bool, osm_files
 ) -> None:
     """Answer every question truthfully for a hider (the same geometry the seekers use)."""
+    lon, lat = parse_lat_lon(hider, "--hider")  # before the (slow) game load
     loaded = _load_for_answers(game, osm_files)
     g = loaded.game
-    lon, lat = parse_lat_lon(hider, "--hider")
     if not g.play_area.buffer(0).covers(_point(lon, lat)):
         raise InputError(
             f"--hider {hider} is outside the play area; check the coordinates (LAT,LON)"
@@ -300,13 +300,15 @@ def check_cmd(
     """Is this hiding zone valid? Names each question that rules it out. Exit 0 valid, 1 not."""
     if (station_id is None) == (at is None):
         raise click.UsageError("give exactly one of --station ID or --at LAT,LON")
+    point = parse_lat_lon(at, "--at") if at is not None else None  # before the game load
     loaded = _load(game, osm_files)
     g = loaded.game
     _warn_contradictions(console, g.eliminate())
     if station_id:
         result = g.check_zone(station=_station(g, station_id))
     else:
-        lon, lat = parse_lat_lon(at, "--at")
+        assert point is not None
+        lon, lat = point
         result = g.check_zone(point=(lon, lat))
         if not result.inside_map:
             raise InputError(
