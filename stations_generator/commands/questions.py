@@ -78,6 +78,8 @@ def elimination_geojson(game: Game, elimination: Elimination) -> dict:
                     "answer": q.answer_text(q.answer),
                     "removed_km2": round(step.removed_km2, 6),
                     "stations_removed": list(step.stations_removed),
+                    "set_aside": step.set_aside,
+                    "contradicts": list(step.contradicts),
                 },
                 _geometry(step.removed),
             )
@@ -114,7 +116,9 @@ def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus])
     for k, step in enumerate(elimination.steps, 1):
         q = step.question
         removed = (
-            f"{len(step.stations_removed)} stations"
+            "set aside"
+            if step.set_aside
+            else f"{len(step.stations_removed)} stations"
             if step.stations_removed
             else f"{step.removed_km2:.4f}"
         )
@@ -160,7 +164,7 @@ def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, osm_files) 
     """Remaining area and possible hiding zones after every question."""
     # The folder is locked from here on; its files appear together, or not at all.
     with output_set(output_dir, APPLY_FILES) as outputs:
-        g, elimination, zones, texts = _apply_outputs(game, osm_files, html_map)
+        g, elimination, zones, texts = _apply_outputs(console, game, osm_files, html_map)
         for name, text in texts.items():
             outputs.write_text(name, text)
     for line in summary_table(g, elimination, zones):
@@ -169,12 +173,13 @@ def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, osm_files) 
 
 
 def _apply_outputs(
-    game: Path, osm_files, html_map: bool
+    console, game: Path, osm_files, html_map: bool
 ) -> tuple[Game, Elimination, list[ZoneStatus], dict[str, str]]:
     """The game, what its questions leave, and the files of ``questions apply`` by name."""
     loaded = _load(game, osm_files)
     g = loaded.game
     elimination = g.eliminate()
+    _warn_contradictions(console, elimination)
     zones = g.possible_zones(elimination)
     texts = {
         REMAINING_GEOJSON: dumps_geojson(elimination_geojson(g, elimination)),
@@ -205,14 +210,16 @@ def answer_cmd(
     console, game: Path, hider: str, station_id: str | None, as_json: bool, osm_files
 ) -> None:
     """Answer every question truthfully for a hider (the same geometry the seekers use)."""
+    lon, lat = parse_lat_lon(hider, "--hider")  # before the (slow) game load
     loaded = _load_for_answers(game, osm_files)
     g = loaded.game
-    lon, lat = parse_lat_lon(hider, "--hider")
     if not g.play_area.buffer(0).covers(_point(lon, lat)):
         raise InputError(
             f"--hider {hider} is outside the play area; check the coordinates (LAT,LON)"
         )
     station = _station(g, station_id) if station_id else None
+    if all(q.answer is not None for q in g.questions):
+        _warn_contradictions(console, g.eliminate())
     try:
         answers = g.hider_answers(lon, lat, station)
     except QuestionError as exc:
@@ -256,6 +263,12 @@ def cost_cmd(console, game: Path, as_json: bool, osm_files) -> None:
     click.echo(f"Total: draw {total_draw}, pick {total_pick}")
 
 
+def _warn_contradictions(console, elimination: Elimination) -> None:
+    """Say which recorded answers contradict each other (each such question is set aside)."""
+    for contradiction in elimination.contradictions:
+        console.warn(contradiction.message())
+
+
 def _load_for_answers(game: Path, osm_files) -> LoadedGame:
     """Like _load, but answers may be missing (hider mode and the ledger do not need them)."""
     try:
@@ -297,12 +310,15 @@ def check_cmd(
     """Is this hiding zone valid? Names each question that rules it out. Exit 0 valid, 1 not."""
     if (station_id is None) == (at is None):
         raise click.UsageError("give exactly one of --station ID or --at LAT,LON")
+    point = parse_lat_lon(at, "--at") if at is not None else None  # before the game load
     loaded = _load(game, osm_files)
     g = loaded.game
+    _warn_contradictions(console, g.eliminate())
     if station_id:
         result = g.check_zone(station=_station(g, station_id))
     else:
-        lon, lat = parse_lat_lon(at, "--at")
+        assert point is not None
+        lon, lat = point
         result = g.check_zone(point=(lon, lat))
         if not result.inside_map:
             raise InputError(
