@@ -8,13 +8,15 @@ from typing import Any
 
 import click
 
+from ..core.antimeridian import split_antimeridian, wrap_lon
 from ..core.game import Elimination, Game, ZoneStatus
 from ..core.questions import QuestionError
 from ..core.rules import cost_ledger
 from ..errors import InputError
 from ..export.atomic import atomic_write_text
 from ..export.geojson import dumps_geojson, polygon_rings
-from ..gamefile import LoadedGame, load_game, parse_lat_lon
+from ..gamefile import LoadedGame, load_cost_questions, load_game, parse_lat_lon
+from ..taibeled_game import MapSources
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 REMAINING_GEOJSON = "remaining.geojson"
@@ -22,18 +24,75 @@ ZONES_GEOJSON = "zones.geojson"
 ELIMINATION_HTML = "elimination.html"
 
 _game_arg = click.argument("game", type=click.Path(path_type=Path))
-_osm_opt = click.option(
-    "--osm",
-    "osm_files",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="OSM extract(s) or Overpass JSON for places, zones and stations (overrides the game's).",
-)
+_MAP_OPTIONS = [
+    click.option(
+        "--osm",
+        "osm_files",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help="OSM extract(s) or Overpass JSON for places, zones and stations (overrides the game's).",
+    ),
+    click.option(
+        "--play-area",
+        type=click.Path(path_type=Path),
+        help="GeoJSON play area (overrides the game's; a question list needs one, or --stations/--osm).",
+    ),
+    click.option(
+        "--stations",
+        "stations_file",
+        type=click.Path(path_type=Path),
+        help="stations.geojson from generate: the hiding stations (and the play area it holds).",
+    ),
+    click.option(
+        "--overpass-url",
+        "overpass_urls",
+        multiple=True,
+        envvar="STATIONS_GENERATOR_OVERPASS_URL",
+        help="Overpass endpoint for a taibeled play area stored as an OSM id that no --osm file "
+        "holds, and for places when no --osm is given (env STATIONS_GENERATOR_OVERPASS_URL).",
+    ),
+    click.option(
+        "--cache-dir",
+        type=click.Path(path_type=Path),
+        envvar="STATIONS_GENERATOR_CACHE_DIR",
+        help="Overpass cache folder [default: the user cache dir; env STATIONS_GENERATOR_CACHE_DIR].",
+    ),
+    click.option("--no-cache", is_flag=True, help="Neither read nor write the Overpass cache."),
+]
 
 
-def _load(game: Path, osm_files) -> LoadedGame:
+def _osm_opt(f):
+    """The options that say where the map comes from (shared by every command here)."""
+    for option in reversed(_MAP_OPTIONS):
+        f = option(f)
+    return f
+
+
+def _sources(console, options: dict) -> MapSources:
+    from ..osm import overpass
+
+    urls = tuple(u for text in options.get("overpass_urls") or () for u in str(text).split())
+
+    def client() -> overpass.OverpassClient:
+        return overpass.OverpassClient(
+            urls or overpass.DEFAULT_ENDPOINTS,
+            cache_dir=options.get("cache_dir"),
+            use_cache=not options.get("no_cache"),
+            log=console.detail,
+        )
+
+    return MapSources(
+        osm=tuple(options.get("osm_files") or ()),
+        play_area=options.get("play_area"),
+        stations=options.get("stations_file"),
+        overpass=client,
+        say=console.info,
+    )
+
+
+def _load(game: Path, console, options: dict) -> LoadedGame:
     try:
-        loaded = load_game(game, osm_files)
+        loaded = load_game(game, sources=_sources(console, options), warn=console.warn)
         loaded.game.validate()
     except QuestionError as exc:
         raise InputError(f"{game.name}: {exc}") from None
@@ -41,6 +100,7 @@ def _load(game: Path, osm_files) -> LoadedGame:
 
 
 def _geometry(geom) -> dict | None:
+    geom = split_antimeridian(geom)  # RFC 7946: cut at ±180°, longitudes in [-180, 180]
     polys = [
         g for g in getattr(geom, "geoms", [geom]) if g.geom_type == "Polygon" and not g.is_empty
     ]
@@ -100,7 +160,10 @@ def zones_geojson(game: Game, zones: list[ZoneStatus]) -> dict:
                     "reason": z.reason,
                     "radius_m": round(game.hiding_radius_m, 1),
                 },
-                "geometry": {"type": "Point", "coordinates": [round(s.lon, 7), round(s.lat, 7)]},
+                "geometry": {
+                    "type": "Point",
+                    "coordinates": [round(float(wrap_lon(s.lon)), 7), round(s.lat, 7)],
+                },
             }
         )
     return {"type": "FeatureCollection", "features": features}
@@ -154,9 +217,9 @@ def questions() -> None:
 )
 @_osm_opt
 @click.pass_obj
-def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, osm_files) -> None:
+def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, **options) -> None:
     """Remaining area and possible hiding zones after every question."""
-    loaded = _load(game, osm_files)
+    loaded = _load(game, console, options)
     g = loaded.game
     elimination = g.eliminate()
     zones = g.possible_zones(elimination)
@@ -192,13 +255,13 @@ def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, osm_files) 
 @_osm_opt
 @click.pass_obj
 def answer_cmd(
-    console, game: Path, hider: str, station_id: str | None, as_json: bool, osm_files
+    console, game: Path, hider: str, station_id: str | None, as_json: bool, **options
 ) -> None:
     """Answer every question truthfully for a hider (the same geometry the seekers use)."""
-    loaded = _load_for_answers(game, osm_files)
+    loaded = _load_for_answers(game, console, options)
     g = loaded.game
     lon, lat = parse_lat_lon(hider, "--hider")
-    if not g.play_area.buffer(0).covers(_point(lon, lat)):
+    if not g.covers(lon, lat):
         raise InputError(
             f"--hider {hider} is outside the play area; check the coordinates (LAT,LON)"
         )
@@ -230,10 +293,16 @@ def answer_cmd(
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
 @_osm_opt
 @click.pass_obj
-def cost_cmd(console, game: Path, as_json: bool, osm_files) -> None:
-    """Cards the hider draws and picks for each question, repeated questions costing more."""
-    loaded = _load_for_answers(game, osm_files)
-    ledger = cost_ledger(loaded.game.questions)
+def cost_cmd(console, game: Path, as_json: bool, **options) -> None:
+    """Cards the hider draws and picks for each question, repeated questions costing more.
+
+    A taibeled question list or single question needs no map here.
+    """
+    try:
+        questions = load_cost_questions(game, _sources(console, options))
+    except QuestionError as exc:
+        raise InputError(f"{game.name}: {exc}") from None
+    ledger = cost_ledger(questions)
     if as_json:
         click.echo(json.dumps([e.__dict__ for e in ledger], ensure_ascii=False, indent=2))
         return
@@ -246,18 +315,12 @@ def cost_cmd(console, game: Path, as_json: bool, osm_files) -> None:
     click.echo(f"Total: draw {total_draw}, pick {total_pick}")
 
 
-def _load_for_answers(game: Path, osm_files) -> LoadedGame:
-    """Like _load, but answers may be missing (hider mode and the ledger do not need them)."""
+def _load_for_answers(game: Path, console, options: dict) -> LoadedGame:
+    """Like _load, but answers may be missing (hider mode does not need them)."""
     try:
-        return load_game(game, osm_files)
+        return load_game(game, sources=_sources(console, options), warn=console.warn)
     except QuestionError as exc:
         raise InputError(f"{game.name}: {exc}") from None
-
-
-def _point(lon: float, lat: float):
-    from shapely.geometry import Point
-
-    return Point(lon, lat)
 
 
 def _station(g: Game, station_id: str):
@@ -282,12 +345,12 @@ def zones() -> None:
 @_osm_opt
 @click.pass_obj
 def check_cmd(
-    console, game: Path, station_id: str | None, at: str | None, as_json: bool, osm_files
+    console, game: Path, station_id: str | None, at: str | None, as_json: bool, **options
 ) -> None:
     """Is this hiding zone valid? Names each question that rules it out. Exit 0 valid, 1 not."""
     if (station_id is None) == (at is None):
         raise click.UsageError("give exactly one of --station ID or --at LAT,LON")
-    loaded = _load(game, osm_files)
+    loaded = _load(game, console, options)
     g = loaded.game
     if station_id:
         result = g.check_zone(station=_station(g, station_id))

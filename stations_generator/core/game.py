@@ -17,6 +17,7 @@ import shapely
 from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
+from .antimeridian import centre_lon, wrap_lon
 from .geodesy import geodesic_area_km2
 from .questions import AreaQuestion, Question, QuestionError, Station, StationQuestion
 from .rules import RuleSet
@@ -91,6 +92,14 @@ class Game:
     def hiding_radius_m(self) -> float:
         return self.rules.radius_m(self.game_size, self.modifiers)
 
+    def in_window(self, lon: float) -> float:
+        """A longitude moved by whole turns next to the play area (see core/antimeridian.py)."""
+        return float(wrap_lon(lon, centre_lon(self.play_area)))
+
+    def covers(self, lon: float, lat: float) -> bool:
+        """Whether the play area covers a point (any longitude convention)."""
+        return bool(self.play_area.covers(Point(self.in_window(lon), lat)))
+
     def validate(self) -> None:
         """Check every question can be evaluated (answers present, distances allowed)."""
         from .questions import ThermometerQuestion
@@ -141,7 +150,7 @@ class Game:
         if not self.stations:
             return []
         radius = self.hiding_radius_m
-        lons = np.array([s.lon for s in self.stations])
+        lons = wrap_lon(np.array([s.lon for s in self.stations]), centre_lon(self.play_area))
         lats = np.array([s.lat for s in self.stations])
         circles = geodesic_circles(lons, lats, radius)
         remaining = elimination.remaining
@@ -191,6 +200,7 @@ class Game:
     ) -> list[tuple[Question, Any]]:
         """What a hider at (lon, lat) answers to each question (station questions about
         ``station``, by default the nearest station)."""
+        lon = self.in_window(lon)
         station = station or self.nearest_station(lon, lat)
         out = []
         for q in self.questions:
@@ -219,6 +229,7 @@ class Game:
         if station is not None:
             point = (station.lon, station.lat)
         assert point is not None
+        point = (self.in_window(point[0]), point[1])
         self.validate()
         zone = geodesic_circle(point[0], point[1], self.hiding_radius_m)
         inside_map = self.play_area.intersects(zone)
@@ -251,13 +262,18 @@ class Game:
 
     def is_possible(self, lon: float, lat: float) -> bool:
         """Whether a hider at (lon, lat) would give every recorded area answer."""
-        if not self.play_area.covers(Point(lon, lat)):
-            return False
-        return all(
-            q.answer_for(lon, lat) == q.answer
-            for q in self.questions
-            if isinstance(q, AreaQuestion)
-        )
+        return bool(self.possible_many([lon], [lat])[0])
+
+    def possible_many(self, lons, lats) -> np.ndarray:
+        """:meth:`is_possible` for many points at once (exact geodesic answers)."""
+        lons = wrap_lon(np.atleast_1d(np.asarray(lons, float)), centre_lon(self.play_area))
+        lats = np.atleast_1d(np.asarray(lats, float))
+        shapely.prepare(self.play_area)
+        ok = shapely.intersects_xy(self.play_area, lons, lats)
+        for q in self.questions:
+            if isinstance(q, AreaQuestion) and ok.any():
+                ok[ok] &= np.asarray(q.answers_for(lons[ok], lats[ok]) == q.answer, bool)
+        return ok
 
 
 def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
