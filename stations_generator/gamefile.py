@@ -236,7 +236,9 @@ class OsmContext:
                 out.setdefault(e.key, e)
         if self.fetch is not None:
             hull = shapely.convex_hull(self.play_area)
-            reach = self.frame.unproject(self.frame.project(hull).buffer(margin_m, quad_segs=4))
+            reach = self.frame.unproject(
+                self.frame.project_area(hull).buffer(margin_m, quad_segs=4)
+            )
             for e in self.fetch(reach):
                 out.setdefault(e.key, e)
         if not self._extracts() and self.fetch is None:
@@ -274,7 +276,7 @@ class OsmContext:
         node-to-nearest-place distance plus the spacing (frame distances are never
         shorter than geodesics).
         """
-        proj = self.frame.project(self.play_area)
+        proj = self.frame.project_area(self.play_area)
         minx, miny, maxx, maxy = proj.bounds
         h = max(max(maxx - minx, maxy - miny) / 48.0, 100.0)
         xs = np.arange(minx - h, maxx + 2 * h, h)
@@ -287,7 +289,7 @@ class OsmContext:
     def _seeker_gap(self, seeker: tuple[float, float]) -> float:
         """An upper bound of the distance (m) from a seeker to the play area."""
         x, y = self.frame.project_xy([seeker[0]], [seeker[1]])
-        return float(self.frame.project(self.play_area).distance(shapely.Point(x[0], y[0])))
+        return float(self.frame.project_area(self.play_area).distance(shapely.Point(x[0], y[0])))
 
     def _needed_margin(
         self, places: Sequence[Place], seekers: Sequence[tuple[float, float]], reach_m: float

@@ -26,6 +26,7 @@ frame distance: none that can be nearest is missed.
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
 import shapely
@@ -93,6 +94,26 @@ def foot_on_segments(plon, plat, alon, alat, blon, blat):
     return np.asarray(dist), np.asarray(flon), np.asarray(flat)
 
 
+_PIECE_M = 200.0  # longer segments are indexed as geodesic pieces of at most this length
+
+
+def _split_long(seg: np.ndarray) -> np.ndarray:
+    """Segments longer than _PIECE_M cut into equal geodesic pieces (the same geodesic)."""
+    _, _, length = GEOD.inv(seg[:, 0], seg[:, 1], seg[:, 2], seg[:, 3])
+    length = np.asarray(length)
+    long_ = np.flatnonzero(length > _PIECE_M)
+    if len(long_) == 0:
+        return seg
+    pieces = [seg[length <= _PIECE_M]]
+    for i in long_:
+        k = int(math.ceil(length[i] / _PIECE_M))
+        inner = GEOD.npts(seg[i, 0], seg[i, 1], seg[i, 2], seg[i, 3], k - 1)
+        pts = np.array([seg[i, :2], *inner, seg[i, 2:]])
+        pts[:, 0] = seg[i, 0] + ((pts[:, 0] - seg[i, 0] + 180.0) % 360.0 - 180.0)
+        pieces.append(np.hstack([pts[:-1], pts[1:]]))
+    return np.vstack(pieces)
+
+
 def _segments(geometries) -> np.ndarray:
     """(n, 4) array of lon1, lat1, lon2, lat2 of every segment of lines and rings."""
     out = []
@@ -106,7 +127,17 @@ def _segments(geometries) -> np.ndarray:
         return np.zeros((0, 4))
     seg = np.vstack(out)
     keep = (seg[:, 0] != seg[:, 2]) | (seg[:, 1] != seg[:, 3])
-    return seg[keep]
+    return _split_long(seg[keep])
+
+
+def _planar_distance(px, py, seg: np.ndarray) -> np.ndarray:
+    """Planar distance from points to segments (x1, y1, x2, y2), pairwise."""
+    dx, dy = seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1]
+    length2 = dx * dx + dy * dy
+    t = np.clip(
+        ((px - seg[:, 0]) * dx + (py - seg[:, 1]) * dy) / np.where(length2 > 0, length2, 1.0), 0, 1
+    )
+    return np.hypot(px - (seg[:, 0] + t * dx), py - (seg[:, 1] + t * dy))
 
 
 def _is_polygonal(g: BaseGeometry) -> bool:
@@ -145,12 +176,21 @@ class GeodesicFeatures:
             if len(self.segments)
             else np.array([], dtype=object)
         )
-        self.tree = shapely.STRtree(self.planar)
         lengths = np.hypot(x2 - x1, y2 - y1)
         self.longest_m = float(lengths.max()) if len(lengths) else 0.0
+        from scipy.spatial import cKDTree
+
+        self.mid_tree = (
+            cKDTree(np.column_stack([(x1 + x2) / 2, (y1 + y2) / 2])) if len(x1) else None
+        )
 
     def __len__(self) -> int:
         return len(self.segments)
+
+    @cached_property
+    def tree(self) -> shapely.STRtree:
+        """An STRtree over the segments in the frame (for area queries)."""
+        return shapely.STRtree(self.planar)
 
     @property
     def is_empty(self) -> bool:
@@ -164,19 +204,51 @@ class GeodesicFeatures:
             return np.zeros(len(lon), bool)
         return shapely.intersects_xy(self.polygons, lon, lat)
 
-    def candidates(self, lon, lat, x=None, y=None):
-        """(point index, segment index) pairs that may hold each point's nearest segment."""
-        if x is None:
-            x, y = self.frame.project_xy(lon, lat)
-        pts = shapely.points(x, y)
-        pairs, planar = self.tree.query_nearest(pts, return_distance=True, all_matches=False)
-        d0 = np.full(len(pts), np.inf)
-        np.minimum.at(d0, pairs[0], planar)
-        rho = np.hypot(x, y) + d0 + self.longest_m
-        kappa = frame_kappa(rho)
-        bow = frame_bow_m(self.longest_m, rho)
+    def candidates(self, lon, lat):
+        """(point index, segment index) pairs that may hold each point's nearest segment.
+
+        Segment midpoints are kept in a KD-tree (frame metres): a segment within ``r``
+        of a point has its midpoint within ``r`` plus half the longest segment.
+        """
+        x, y = self.frame.project_xy(lon, lat)
+        xy = np.column_stack([np.atleast_1d(x), np.atleast_1d(y)])
+        n, half = len(xy), self.longest_m / 2
+        k = min(8, len(self.segments))
+        _, first = self.mid_tree.query(xy, k=k)
+        first = first.reshape(n, k)
+        near = _planar_distance(
+            np.repeat(xy[:, 0], k), np.repeat(xy[:, 1], k), self.xy[first.ravel()]
+        ).reshape(n, k)
+        d0 = near.min(axis=1)  # an upper bound of the smallest frame distance
+        rho = np.hypot(xy[:, 0], xy[:, 1]) + d0 + self.longest_m
+        kappa, bow = frame_kappa(rho), frame_bow_m(self.longest_m, rho)
         reach = (d0 + bow) * (1.0 + kappa) + bow
-        return self.tree.query(pts, predicate="dwithin", distance=reach)
+        pi, si = self._within(xy, reach + half)
+        planar = _planar_distance(xy[pi, 0], xy[pi, 1], self.xy[si])
+        keep = planar <= reach[pi]
+        return pi[keep], si[keep]
+
+    def _within(self, xy: np.ndarray, radius: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(point, segment) pairs whose midpoint lies within ``radius`` of the point."""
+        out_p, out_s = [], []
+        todo = np.arange(len(xy))
+        for k in (32, 256):
+            k = min(k, len(self.segments))
+            dist, idx = self.mid_tree.query(xy[todo], k=k)
+            dist, idx = dist.reshape(len(todo), k), idx.reshape(len(todo), k)
+            hit = dist <= radius[todo, None]
+            full = hit[:, -1] & (k < len(self.segments))  # maybe more beyond the k nearest
+            rows, col = np.nonzero(hit & ~full[:, None])
+            out_p.append(todo[rows])
+            out_s.append(idx[rows, col])
+            todo = todo[full]
+            if len(todo) == 0:
+                break
+        for i in todo:
+            found = np.asarray(self.mid_tree.query_ball_point(xy[i], radius[i]), int)
+            out_p.append(np.full(len(found), i))
+            out_s.append(found)
+        return np.concatenate(out_p), np.concatenate(out_s)
 
     def nearest(self, lon, lat):
         """Exact distance (m) from each point to the nearest feature, and that nearest point.
@@ -217,7 +289,7 @@ class GeodesicFeatures:
         """Indices of the segments that may lie within ``reach_m`` of ``extent`` (frame bound allowed)."""
         if not len(self.segments):
             return np.zeros(0, int)
-        proj = self.frame.project(extent)
+        proj = self.frame.project_area(extent)
         minx, miny, maxx, maxy = proj.bounds
         rho = math.hypot(max(abs(minx), abs(maxx)), max(abs(miny), abs(maxy))) + reach_m
         reach = reach_m * (1.0 + float(frame_kappa(rho))) + float(frame_bow_m(self.longest_m, rho))

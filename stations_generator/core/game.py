@@ -22,6 +22,7 @@ from .geodesy import geodesic_area_km2
 from .questions import AreaQuestion, Question, QuestionError, Station, StationQuestion
 from .rules import RuleSet
 from .shapes import distance_m, geodesic_circle, geodesic_circles
+from .shapes import polygonal as _polygonal
 
 
 @dataclass(frozen=True)
@@ -235,7 +236,7 @@ class Game:
         inside_map = self.play_area.intersects(zone)
         allowed = station is None or self.rules.is_valid_stop(station, self.country)
         conflicts = []
-        region = zone.intersection(self.play_area)
+        region = _polygonal(zone.intersection(self.play_area))
         for k, q in enumerate(self.questions):
             if isinstance(q, StationQuestion):
                 if station is None:
@@ -245,7 +246,7 @@ class Game:
                     conflicts.append(Conflict(q, k, q.answer, answer))
                 continue
             assert isinstance(q, AreaQuestion)
-            kept = q.kept(region) if not region.is_empty else region
+            kept = _polygonal(shapely.make_valid(q.kept(region))) if not region.is_empty else region
             if kept.is_empty or kept.area == 0:
                 needed = q.answer_for(*point)
                 conflicts.append(Conflict(q, k, q.answer, needed))
@@ -274,13 +275,3 @@ class Game:
             if isinstance(q, AreaQuestion) and ok.any():
                 ok[ok] &= np.asarray(q.answers_for(lons[ok], lats[ok]) == q.answer, bool)
         return ok
-
-
-def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
-    """Drop the points and lines boolean ops leave on boundaries."""
-    if geometry.geom_type in ("Polygon", "MultiPolygon"):
-        return geometry
-    parts = [
-        g for g in getattr(geometry, "geoms", []) if g.geom_type in ("Polygon", "MultiPolygon")
-    ]
-    return shapely.union_all(parts) if parts else shapely.Polygon()

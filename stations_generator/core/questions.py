@@ -747,6 +747,14 @@ class MeasuringQuestion(AreaQuestion):
 
     def region(self, extent: BaseGeometry) -> BaseGeometry:
         """Points of ``extent`` at most the seeker's distance from the nearest feature."""
+        cached = self.__dict__.get("_last_region")
+        if cached is not None and cached[0] is extent:  # both answers of one extent
+            return cached[1]
+        region = self._region(extent)
+        self.__dict__["_last_region"] = (extent, region)
+        return region
+
+    def _region(self, extent: BaseGeometry) -> BaseGeometry:
         d = self.seeker_distance()
         parts = []
         pts = self._point_array
