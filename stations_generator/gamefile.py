@@ -240,7 +240,8 @@ class OsmContext:
                 self.frame.project_area(hull).buffer(margin_m, quad_segs=4)
             )
             for e in self.fetch(reach):
-                out.setdefault(e.key, e)
+                if self._keep(e.tags):
+                    out.setdefault(e.key, e)
         if not self._extracts() and self.fetch is None:
             margin_m = math.inf  # Overpass JSON holds what it holds: nothing more to read
         elements = sorted(

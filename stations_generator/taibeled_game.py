@@ -9,8 +9,9 @@ What the app stores, and what we do with it:
   error names the object. ``alternateLocations`` (``{"added", "location"}``) are
   resolved the same way and added to or cut out of the area, as the app does.
 * **Hiding stations** — ``zoneOptions`` (Overpass filters such as
-  ``[railway=station][subway=yes]``): every OSM object inside the area matching one
-  of them, less ``disabledStations`` (``"node/123"``); ``customStations`` replace them
+  ``[railway=station][subway=yes]``; the app's default, ``[railway=station]``, for a
+  bare question list): every OSM object inside the area matching one of them, less
+  ``disabledStations`` (``"node/123"``); ``customStations`` replace them
   when ``useCustomStations`` is set (and join them with ``includeDefaultStations``).
 * **Hiding radius** — ``hidingRadius`` in ``hidingRadiusUnits`` (the app's default,
   ½ mile, when a state has none; a bare question list uses the rule set's).
@@ -257,7 +258,7 @@ def _seekers(state: taibeled.TaibeledState) -> list[tuple[float, float]]:
 def load_taibeled_game(data: Any, sources: MapSources, source: str, warn: Callable[[str], None]):
     """A :class:`~stations_generator.gamefile.LoadedGame` from taibeled JSON (see the module docstring)."""
     from .catalogue import load_catalogue
-    from .gamefile import DEFAULT_STATION_CATEGORIES, LoadedGame, OsmContext, TaibeledResolver
+    from .gamefile import LoadedGame, OsmContext, TaibeledResolver
 
     state = taibeled.parse_state(data)
     is_state = not (
@@ -277,11 +278,7 @@ def load_taibeled_game(data: Any, sources: MapSources, source: str, warn: Callab
     if sources.stations is not None:
         stations = context.stations_from_file(sources.stations)
     elif sources.osm or online:
-        stations = (
-            context.stations_from_osm(filters=station_filters)
-            if is_state
-            else context.stations_from_osm(DEFAULT_STATION_CATEGORIES)
-        )
+        stations = context.stations_from_osm(filters=station_filters)
     else:
         stations = []
     if state.extras.get("useCustomStations") and state.custom_stations:

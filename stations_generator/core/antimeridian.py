@@ -23,7 +23,10 @@ from shapely.geometry.base import BaseGeometry
 def wrap_lon(lon, centre: float = 0.0):
     """Longitude(s) moved by whole turns into ``[centre - 180, centre + 180)``."""
     lon = np.asarray(lon, float)
-    out = (lon - centre + 180.0) % 360.0 - 180.0 + centre
+    centre = np.asarray(centre, float)
+    inside = (lon >= centre - 180.0) & (lon < centre + 180.0)
+    # Longitudes already in the window are returned exactly as they are.
+    out = np.where(inside, lon, (lon - centre + 180.0) % 360.0 - 180.0 + centre)
     return float(out) if out.ndim == 0 else out
 
 
