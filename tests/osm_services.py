@@ -157,15 +157,10 @@ def liechtenstein_relation_response() -> bytes:
     return _envelope([relation])
 
 
-@cache
-def liechtenstein_poi_response() -> bytes:
-    """The extract's POIs of the catalogue (``out center tags``) and its water (``out geom``)."""
-    from stations_generator import load_catalogue
-    from stations_generator.osm.extracts import is_water, read_points
-
-    catalogue = load_catalogue()
+def _out_center(found) -> list[dict]:
+    """OsmElements as Overpass ``out center tags`` writes them."""
     elements: list[dict] = []
-    for e in read_points(LIECHTENSTEIN, catalogue.keeps):
+    for e in found:
         item: dict[str, Any] = {"type": e.osm_type, "id": e.osm_id}
         where = {"lat": round(e.lat, 7), "lon": round(e.lon, 7)}
         if e.osm_type == "node":
@@ -174,6 +169,17 @@ def liechtenstein_poi_response() -> bytes:
             item["center"] = where
         item["tags"] = e.tags
         elements.append(item)
+    return elements
+
+
+@cache
+def liechtenstein_poi_response() -> bytes:
+    """The extract's POIs of the catalogue (``out center tags``) and its water (``out geom``)."""
+    from stations_generator import load_catalogue
+    from stations_generator.osm.extracts import is_water, read_points
+
+    catalogue = load_catalogue()
+    elements = _out_center(read_points(LIECHTENSTEIN, catalogue.keeps))
     ways, relations = _out_geom(LIECHTENSTEIN, lambda _i, t: is_water(t), lambda _i, t: is_water(t))
     return _envelope(elements + ways + relations)
 
@@ -195,17 +201,9 @@ def liechtenstein_filtered_response(filters: tuple[str, ...]) -> bytes:
     from stations_generator.osm.extracts import read_points
 
     parsed = osm_filters.parse_filters(filters)
-    elements: list[dict] = []
-    for e in read_points(LIECHTENSTEIN, lambda t: osm_filters.matches(parsed, t)):
-        item: dict[str, Any] = {"type": e.osm_type, "id": e.osm_id}
-        where = {"lat": round(e.lat, 7), "lon": round(e.lon, 7)}
-        if e.osm_type == "node":
-            item.update(where)
-        else:
-            item["center"] = where
-        item["tags"] = e.tags
-        elements.append(item)
-    return _envelope(elements)
+    return _envelope(
+        _out_center(read_points(LIECHTENSTEIN, lambda t: osm_filters.matches(parsed, t)))
+    )
 
 
 def _poly(query: str):
