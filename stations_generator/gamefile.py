@@ -51,7 +51,7 @@ from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
 from .catalogue import Catalogue, load_catalogue
-from .core.antimeridian import centre_lon, to_window, wrap_lon
+from .core.antimeridian import centre_lon, join_antimeridian, to_window, wrap_lon
 from .core.features import GeodesicFeatures, unit_vectors
 from .core.game import Game
 from .core.gamesize import infer_game_size
@@ -724,6 +724,8 @@ def _load_ours(
         area = parse_polygons(area_spec, f"{source} play_area", warn)
     else:
         raise InputError(f"{source}: play_area must be a GeoJSON object or a file path")
+    # The reader keeps an area across ±180° split there (RFC 7946); questions need it whole.
+    area = join_antimeridian(area)
     files = list(sources.osm) or [_resolve(base, f) for f in data.get("osm", [])]
     context = OsmContext(area, files)
     try:

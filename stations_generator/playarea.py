@@ -4,8 +4,6 @@ Accepted: a Polygon, MultiPolygon, Feature, FeatureCollection or GeometryCollect
 of them (every part and hole is kept; parts are unioned). A closed LineString ring
 (as some drawing tools export) is read as the polygon it encloses, with a warning.
 Anything else (a Point, an open line) is an error that says what to draw instead.
-An area across the antimeridian, split there as RFC 7946 asks, is read as one shape
-whose longitudes run past 180° (see :mod:`.core.antimeridian`).
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ import shapely
 from shapely.geometry import LinearRing, MultiPolygon, Polygon, shape
 from shapely.geometry.base import BaseGeometry
 
-from .core.antimeridian import join_antimeridian
 from .errors import InputError, NoDataError
 
 Warn = Callable[[str], None]
@@ -156,8 +153,7 @@ def parse_polygons(data: dict, source: str, warn: Warn = lambda _m: None) -> Bas
     area = _repair(area, source, warn)
     if area.is_empty or area.area == 0:
         raise NoDataError(f"{source}: the polygon has no area; redraw it")
-    # An area split at ±180° (RFC 7946) becomes one shape running past 180°.
-    return shapely.normalize(join_antimeridian(area))
+    return shapely.normalize(area)
 
 
 def load_polygons(path: Path, warn: Warn = lambda _m: None) -> BaseGeometry:

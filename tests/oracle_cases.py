@@ -267,13 +267,14 @@ def _wrap_geometry(geom, centre: float):
 
 
 def build(case: Case, folder: Path) -> Built:
+    from stations_generator.core.antimeridian import join_antimeridian
     from stations_generator.gamefile import OsmContext, question_from_dict
     from stations_generator.playarea import load_polygons, parse_polygons
 
     if case.area is None:
         area = load_polygons(HERE.parent / "zones" / f"{case.name}.geojson")
-    else:
-        area = parse_polygons(case.area, case.name)
+    else:  # as load_game reads it: split at ±180° by the reader, then joined
+        area = join_antimeridian(parse_polygons(case.area, case.name))
     files = _files(case, folder)
     minx, _, maxx, _ = area.bounds
     centre = (minx + maxx) / 2

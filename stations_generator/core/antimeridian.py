@@ -9,6 +9,10 @@ neighbours as neighbours. GeographicLib (pyproj.Geod) accepts any longitude, so
 distances need no change. Outputs are split at ±180° again, as RFC 7946 §3.1.9
 asks, with every longitude in [-180°, 180°].
 
+The play-area reader (``playarea.py``) keeps such an area as RFC 7946 gives it, in two
+parts, which is right for the station map (``generate`` works part by part); the game
+loaders (``gamefile.load_game``) join it with :func:`join_antimeridian`.
+
 For an area that does not come near ±180° all of this is the identity.
 """
 
@@ -88,8 +92,9 @@ def join_antimeridian(geometry: BaseGeometry) -> BaseGeometry:
         return geometry
     moved = [shift_lon(p, 1) if p.bounds[0] + p.bounds[2] < 0 else p for p in parts]
     joined = shapely.union_all(moved)
-    j_minx, _, j_maxx, _ = joined.bounds
-    if j_maxx - j_minx >= maxx - minx:  # not more compact: it was not one area split in two
+    # Only pieces that meet along ±180° are one area split in two; merely sitting at
+    # both ends of the map is not enough.
+    if len(shapely.get_parts(joined)) >= len(parts):
         return geometry
     return joined
 
