@@ -46,13 +46,12 @@ from typing import Any
 
 import numpy as np
 import shapely
-from scipy.spatial import cKDTree
 from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
 from .catalogue import Catalogue, load_catalogue
 from .core.antimeridian import centre_lon, join_antimeridian, to_window, wrap_lon
-from .core.features import GeodesicFeatures, unit_vectors
+from .core.features import GeodesicFeatures, PlaceIndex, unit_vectors
 from .core.game import Game
 from .core.gamesize import infer_game_size
 from .core.geodesy import geodesic_area_km2
@@ -205,9 +204,13 @@ class OsmContext:
             if not Path(f).exists():
                 raise InputError(f"OSM file {Path(f).name!r} does not exist; check the path")
 
-    def _keep(self, tags) -> bool:
-        return self.catalogue.keeps(tags) or (
-            bool(self.station_filters) and osm_filters.matches(self.station_filters, tags)
+    @property
+    def _keep(self):
+        """The tag predicate of the reads: the catalogue, and the station filters if any."""
+        if not self.station_filters:
+            return self.catalogue.keeps
+        return lambda tags: (
+            self.catalogue.keeps(tags) or osm_filters.matches(self.station_filters, tags)
         )
 
     def _in_window(self, e: OsmElement) -> OsmElement:
@@ -270,42 +273,61 @@ class OsmContext:
 
     @cached_property
     def _area_nodes(self) -> tuple[np.ndarray, np.ndarray, float]:
-        """Lattice nodes (lon, lat) within 1.5 spacings of the area, and the spacing (m).
+        """Lattice nodes (lon, lat) around the area (32 cells across), and a bound ``h`` (m).
 
-        Every point of the area is within the spacing of a node, so the farthest a
-        point of the area can be from its nearest place is at most the largest
-        node-to-nearest-place distance plus the spacing (frame distances are never
-        shorter than geodesics).
+        The lattice is regular in lon/lat; every cell touching the area keeps its four
+        corners, so every point of the area is within a cell's diagonal ``h`` (measured
+        geodesically at the cell row nearest the equator, where cells are largest) of a
+        node: the farthest a point of the area can be from its nearest place is at most
+        the largest node-to-nearest-place distance plus ``h``.
         """
-        proj = self.frame.project_area(self.play_area)
-        minx, miny, maxx, maxy = proj.bounds
-        h = max(max(maxx - minx, maxy - miny) / 48.0, 100.0)
-        xs = np.arange(minx - h, maxx + 2 * h, h)
-        ys = np.arange(miny - h, maxy + 2 * h, h)
+        minx, miny, maxx, maxy = self.play_area.bounds
+        dx, dy = max((maxx - minx) / 32.0, 1e-3), max((maxy - miny) / 32.0, 1e-3)
+        xs = np.arange(minx - dx, maxx + 2 * dx, dx)
+        ys = np.arange(miny - dy, maxy + 2 * dy, dy)
         gx, gy = (a.ravel() for a in np.meshgrid(xs, ys))
-        near = shapely.dwithin(proj, shapely.points(gx, gy), 1.5 * h)
-        lon, lat = self.frame.unproject_xy(gx[near], gy[near])
-        return lon, lat, h
+        near = shapely.dwithin(self.play_area, shapely.points(gx, gy), 1.5 * math.hypot(dx, dy))
+        lat0 = float(np.clip(0.0, miny - dy, maxy + dy))  # the row nearest the equator
+        h = float(distance_m(minx, lat0 - dy / 2, minx + dx, lat0 + dy / 2))
+        return gx[near], gy[near], h
 
     def _seeker_gap(self, seeker: tuple[float, float]) -> float:
         """An upper bound of the distance (m) from a seeker to the play area."""
+        if self.play_area.covers(Point(seeker)):
+            return 0.0
         x, y = self.frame.project_xy([seeker[0]], [seeker[1]])
         return float(self.frame.project_area(self.play_area).distance(shapely.Point(x[0], y[0])))
 
+    def _covering(self, subject: str, places: Sequence[Place], lon, lat) -> np.ndarray:
+        """An upper bound of the distance from each point to its nearest place (m)."""
+        pts = np.array([[p.lon, p.lat] for p in places])
+        index = PlaceIndex(pts[:, 0], pts[:, 1])
+        # The geodesic distance to the chord-nearest place: an upper bound is enough here.
+        return index._candidates(unit_vectors(lon, lat), lon, lat)[3]
+
     def _needed_margin(
-        self, places: Sequence[Place], seekers: Sequence[tuple[float, float]], reach_m: float
+        self,
+        subject: str,
+        places: Sequence[Place],
+        seekers: Sequence[tuple[float, float]],
+        reach_m: float,
     ) -> float:
         """How far beyond the area a place can still matter (see :meth:`places`)."""
-        pts = np.array([[p.lon, p.lat] for p in places])
-        lon, lat, h = self._area_nodes
+        key = ("covering", subject, len(places))
+        if key not in self._reads:
+            lon, lat, h = self._area_nodes
+            self._reads[key] = float(self._covering(subject, places, lon, lat).max()) + h
+        covering = self._reads[key]
         if seekers:
-            lon = np.concatenate([lon, [s[0] for s in seekers]])
-            lat = np.concatenate([lat, [s[1] for s in seekers]])
-        tree = cKDTree(unit_vectors(pts[:, 0], pts[:, 1]))
-        _, idx = tree.query(unit_vectors(lon, lat))
-        covering = float(distance_m(lon, lat, pts[idx, 0], pts[idx, 1]).max()) + h
-        gaps = [self._seeker_gap(s) for s in seekers]
-        return max(covering + max(gaps, default=0.0), reach_m + max(gaps, default=0.0)) + 1000.0
+            at = self._covering(
+                subject,
+                places,
+                np.array([s[0] for s in seekers]),
+                np.array([s[1] for s in seekers]),
+            )
+            covering = max(covering, float(at.max()))
+        gap = max((self._seeker_gap(s) for s in seekers), default=0.0)
+        return max(covering, reach_m) + gap + 1000.0
 
     def places(
         self,
@@ -336,7 +358,7 @@ class OsmContext:
                     return ()
                 margin = read * 4
                 continue
-            need = self._needed_margin(found, seekers, reach_m)
+            need = self._needed_margin(subject, found, seekers, reach_m)
             if need <= read:
                 boxes = self.bboxes(need)
                 return tuple(

@@ -26,6 +26,10 @@ from shapely.geometry.base import BaseGeometry
 
 def wrap_lon(lon, centre: float = 0.0):
     """Longitude(s) moved by whole turns into ``[centre - 180, centre + 180)``."""
+    if isinstance(lon, float | int) and isinstance(centre, float | int):
+        if centre - 180.0 <= lon < centre + 180.0:  # the usual case, without numpy
+            return float(lon)
+        return float((lon - centre + 180.0) % 360.0 - 180.0 + centre)
     lon = np.asarray(lon, float)
     centre = np.asarray(centre, float)
     inside = (lon >= centre - 180.0) & (lon < centre + 180.0)

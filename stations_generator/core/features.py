@@ -299,13 +299,17 @@ class GeodesicFeatures:
 _RADIUS_MIN_M = 6_335_000.0  # smallest radius of curvature of WGS84 (meridian at the equator)
 
 
+_BRUTE_PAIRS = 2_000_000  # up to this many (query, place) pairs: plain numpy, no KD-tree
+
+
 class PlaceIndex:
     """The exact nearest of many points (places), for many query points at once.
 
-    A KD-tree over unit vectors gives each query its nearest place by chord; every
-    place that could still be nearer on the ellipsoid (within that place's geodesic
-    distance, converted to a chord with the smallest radius of curvature, +1 %) is
-    then measured exactly with GeographicLib. Ties go to the place listed first.
+    Each query's nearest place by chord on the unit sphere is found first (numpy for
+    small problems, a SciPy KD-tree for large ones); every place that could still be
+    nearer on the ellipsoid (within that place's geodesic distance, converted to a
+    chord with the smallest radius of curvature, +1 %) is then measured exactly with
+    GeographicLib. Ties go to the place of smallest ``rank``.
 
     Parameters
     ----------
@@ -314,12 +318,38 @@ class PlaceIndex:
     """
 
     def __init__(self, lons, lats, rank=None) -> None:
-        from scipy.spatial import cKDTree
-
         self.lons = np.asarray(lons, float)
         self.lats = np.asarray(lats, float)
         self.rank = np.arange(len(self.lons)) if rank is None else np.asarray(rank)
-        self.tree = cKDTree(unit_vectors(self.lons, self.lats)) if len(self.lons) else None
+        self.units = unit_vectors(self.lons, self.lats)
+
+    @cached_property
+    def tree(self):
+        from scipy.spatial import cKDTree  # (only for large problems: it costs 0.4 s to import)
+
+        return cKDTree(self.units)
+
+    def _candidates(self, q: np.ndarray, lons, lats):
+        """(query, place) pairs that may hold each query's nearest place, and the chord-nearest."""
+        n = len(q)
+        if n * len(self.lons) <= _BRUTE_PAIRS:
+            dots = q @ self.units.T
+            first = np.argmax(dots, axis=1)
+            rough = np.asarray(GEOD.inv(lons, lats, self.lons[first], self.lats[first])[2])
+            reach = np.minimum(rough / _RADIUS_MIN_M * 1.01 + 1e-9, 2.0)
+            qi, pi = np.nonzero(2.0 - 2.0 * dots <= (reach * reach)[:, None])
+            return qi, pi, first, rough
+        _, first = self.tree.query(q)
+        rough = np.asarray(GEOD.inv(lons, lats, self.lons[first], self.lats[first])[2])
+        lists = self.tree.query_ball_point(q, rough / _RADIUS_MIN_M * 1.01 + 1e-9)
+        counts = np.array([len(c) for c in lists])
+        qi = np.repeat(np.arange(n), counts)
+        pi = (
+            np.concatenate([np.asarray(c, int) for c in lists])
+            if counts.sum()
+            else np.zeros(0, int)
+        )
+        return qi, pi, first, rough
 
     def nearest(self, lons, lats) -> tuple[np.ndarray, np.ndarray]:
         """(index of the nearest place, its distance in metres) for each query point.
@@ -329,20 +359,9 @@ class PlaceIndex:
         lons = np.atleast_1d(np.asarray(lons, float))
         lats = np.atleast_1d(np.asarray(lats, float))
         n = len(lons)
-        if self.tree is None or n == 0:
+        if len(self.lons) == 0 or n == 0:
             return np.full(n, -1), np.full(n, np.inf)
-        q = unit_vectors(lons, lats)
-        _, first = self.tree.query(q)
-        rough = np.asarray(GEOD.inv(lons, lats, self.lons[first], self.lats[first])[2])
-        reach = rough / _RADIUS_MIN_M * 1.01 + 1e-9
-        lists = self.tree.query_ball_point(q, reach)
-        counts = np.array([len(c) for c in lists])
-        qi = np.repeat(np.arange(n), counts)
-        pi = (
-            np.concatenate([np.asarray(c, int) for c in lists])
-            if counts.sum()
-            else np.zeros(0, int)
-        )
+        qi, pi, first, rough = self._candidates(unit_vectors(lons, lats), lons, lats)
         d = np.asarray(GEOD.inv(lons[qi], lats[qi], self.lons[pi], self.lats[pi])[2])
         order = np.lexsort((self.rank[pi], d, qi))
         keep = np.ones(len(order), bool)
@@ -352,7 +371,7 @@ class PlaceIndex:
         dist = np.full(n, np.inf)
         idx[qi[win]] = pi[win]
         dist[qi[win]] = d[win]
-        missing = idx < 0  # (only if the ball query found nothing: use the chord's nearest)
+        missing = idx < 0  # (only if no place fell within the chord: use the chord's nearest)
         idx[missing] = first[missing]
         dist[missing] = rough[missing]
         return idx, dist

@@ -119,6 +119,7 @@ class Game:
         """Fold the questions over the play area, in order."""
         self.validate()
         remaining = self.play_area
+        left_km2 = geodesic_area_km2(remaining)
         steps = []
         alive = {s.id for s in self.stations}
         for q in self.questions:
@@ -127,15 +128,16 @@ class Game:
                 kept = _polygonal(kept)
                 removed = _polygonal(shapely.make_valid(remaining.difference(kept)))
                 remaining = kept
-                steps.append(
-                    Step(q, removed, geodesic_area_km2(removed), geodesic_area_km2(remaining))
-                )
+                # Kept and removed tile the area before: the removed area is the difference.
+                kept_km2 = geodesic_area_km2(remaining)
+                steps.append(Step(q, removed, max(left_km2 - kept_km2, 0.0), kept_km2))
+                left_km2 = kept_km2
             else:
                 assert isinstance(q, StationQuestion)
                 out = tuple(s.id for s in self.stations if s.id in alive and not q.station_keeps(s))
                 alive -= set(out)
-                steps.append(Step(q, shapely.Polygon(), 0.0, geodesic_area_km2(remaining), out))
-        return Elimination(remaining, geodesic_area_km2(remaining), tuple(steps))
+                steps.append(Step(q, shapely.Polygon(), 0.0, left_km2, out))
+        return Elimination(remaining, left_km2, tuple(steps))
 
     def station_filter(self) -> np.ndarray:
         """For each station: allowed by the rule set and by every station question."""

@@ -766,7 +766,14 @@ class MeasuringQuestion(AreaQuestion):
             near = pts[dc <= reach + d]
             if len(near):
                 lons = wrap_lon(near[:, 0], centre.x)
-                parts.extend(geodesic_circles(lons, near[:, 1], d, EDGE_TOLERANCE_M))
+                # Coarse circumscribed circles first: only those touching the extent are drawn finely.
+                shapely.prepare(extent)
+                coarse = geodesic_circles(lons, near[:, 1], d, tolerance_m=max(d * 0.02, 1.0))
+                touch = shapely.intersects(extent, coarse)
+                fine = geodesic_circles(lons[touch], near[touch, 1], d, EDGE_TOLERANCE_M)
+                if len(fine) and shapely.contains(fine, extent).any():
+                    return extent
+                parts.extend(fine)
         if self._shapes is not None:
             parts.append(distance_region(self._shapes, d, extent))
         if not parts:
