@@ -32,10 +32,11 @@ def _catalogue():
 
 
 def wanted(tags: dict[str, str]) -> bool:
-    """Objects the questions use: catalogue places, coastlines, admin boundaries, water."""
+    """Objects the questions use: catalogue places, coastlines, admin boundaries, water,
+    and bus stops (hiding stations of large games)."""
     from stations_generator.osm.extracts import is_water
 
-    if tags.get("natural") == "coastline" or is_water(tags):
+    if tags.get("natural") == "coastline" or is_water(tags) or tags.get("highway") == "bus_stop":
         return True
     if tags.get("boundary") == "administrative" and tags.get("admin_level") in ("2", "8"):
         return True
