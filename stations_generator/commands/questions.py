@@ -194,8 +194,10 @@ def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus])
 def questions() -> None:
     """Apply seekers' questions to the map, answer them as the hider, count their cost.
 
-    GAME is a GAME.json (see docs/questions.md), a taibeled state or question JSON, or a
-    file holding a taibeled share link (?hzc=…).
+    GAME is a GAME.json (see docs/questions.md), a taibeled state, a taibeled question
+    list or single question (its map from --play-area, --stations or --osm; cost needs
+    none), or a file holding a taibeled share link (?hzc=…). A taibeled play area stored
+    as an OSM id is read from --osm, else fetched from Overpass (cached).
     """
 
 
