@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 import sys
 from pathlib import Path
 
@@ -36,6 +37,15 @@ class Console:
     def show_progress(self) -> bool:
         """Progress bars only on an interactive terminal, never in pipes or with -q."""
         return self.verbosity >= 0 and sys.stderr.isatty()
+
+    def status(self, message: str | None) -> None:
+        """Draw a status line in place on a terminal (None clears it); silent otherwise."""
+        if not self.show_progress:
+            return
+        width = max(10, shutil.get_terminal_size().columns - 1)
+        click.echo(
+            "\r" + ("" if message is None else message[:width]) + "\x1b[K", err=True, nl=False
+        )
 
     def progress(self, label: str) -> ProgressBar:
         """A ``(done, total)`` callback drawing a bar on a terminal, silent otherwise."""
@@ -118,6 +128,25 @@ def main(ctx: click.Context, verbose: int, quiet: bool) -> None:
     Data © OpenStreetMap contributors, ODbL 1.0.
     """
     ctx.obj = Console(-1 if quiet else verbose)
+    _exit_cleanly_on_terminate(ctx)
+
+
+def _exit_cleanly_on_terminate(ctx: click.Context) -> None:
+    """SIGTERM and SIGHUP end a run as Ctrl-C does: clean-up code runs, exit 128 + n."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(number: int, _frame) -> None:
+        raise SystemExit(128 + number)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            signal.signal(number, stop)
+            ctx.call_on_close(lambda n=number: signal.signal(n, signal.SIG_DFL))
 
 
 def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
@@ -262,9 +291,10 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
 @click.option(
     "--overpass-timeout",
     type=click.FloatRange(min=1),
-    default=180.0,
+    default=300.0,
     show_default=True,
-    help="Seconds to wait for Overpass.",
+    help="Deadline in seconds for each Overpass (and --place Nominatim) request: every try, "
+    "instance and wait must end within it, however slowly a server answers.",
 )
 @click.option(
     "--cache-dir",

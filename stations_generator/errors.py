@@ -27,7 +27,26 @@ class NoDataError(UserError):
     exit_code = 3
 
 
-class OverpassError(UserError):
-    """Overpass could not be reached or answered with an error after every retry."""
+class NetworkError(UserError):
+    """A network service (Overpass, Nominatim) could not be reached, timed out, or answered
+    with an error or unusable data; the message names the service's URL."""
 
     exit_code = 4
+
+
+class OverpassError(NetworkError):
+    """Overpass could not be reached or answered with an error after every retry."""
+
+
+class NominatimError(NetworkError):
+    """Nominatim (``--place``) could not be reached or answered with an error."""
+
+
+class OutputError(UserError):
+    """An output could not be written: disk full, no permission, or another run's lock."""
+
+    exit_code = 5
+
+
+class OutputBusyError(OutputError):
+    """Another run is writing to the same output folder."""

@@ -21,7 +21,9 @@ from .core.stationmap import StationMap, StationMapOptions, build_station_map
 from .errors import InputError
 from .export import csv as csv_export
 from .export import geojson, kml
+from .export.atomic import OutputSet, output_set
 from .osm import overpass, sources
+from .osm.nominatim import NominatimClient
 from .playarea import load_polygons
 
 STATIONS_GEOJSON = "stations.geojson"
@@ -29,6 +31,9 @@ STATIONS_CSV = "stations.csv"
 STATIONS_KML = "stations.kml"
 CANDIDATES_GEOJSON = "candidates.geojson"
 STATIONS_HTML = "stations.html"
+#: Every file ``generate`` writes into its -o folder; a run replaces all of them (the
+#: ones it does not write this time, e.g. stations.html without --map, are removed).
+GENERATE_FILES = (STATIONS_GEOJSON, STATIONS_CSV, STATIONS_KML, CANDIDATES_GEOJSON, STATIONS_HTML)
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,7 @@ class GenerateRequest:
     html_map: bool = False
     map_name: str | None = None
     overpass_urls: tuple[str, ...] = ()
-    overpass_timeout: float = 180.0
+    overpass_timeout: float = overpass.DEFAULT_TIMEOUT_S
     cache_dir: Path | None = None
     use_cache: bool = True
 
@@ -116,6 +121,18 @@ def _client(request: GenerateRequest, console) -> overpass.OverpassClient:
         cache_dir=request.cache_dir,
         use_cache=request.use_cache,
         log=console.detail,
+        notify=console.info,
+        status=console.status,
+    )
+
+
+def _nominatim(request: GenerateRequest, console) -> NominatimClient:
+    return NominatimClient(
+        timeout=request.overpass_timeout,
+        use_cache=request.use_cache,
+        log=console.detail,
+        notify=console.info,
+        status=console.status,
     )
 
 
@@ -126,7 +143,7 @@ def _play_area(request: GenerateRequest, console) -> tuple[BaseGeometry, str]:
         area = sources.fetch_relation_area(_client(request, console), request.osm_relation)
         return area, f"relation-{request.osm_relation}"
     assert request.place is not None
-    return sources.geocode_place(request.place), request.place
+    return sources.geocode_place(request.place, _nominatim(request, console)), request.place
 
 
 def run_generate(request: GenerateRequest, console) -> StationMap:
@@ -137,6 +154,19 @@ def run_generate(request: GenerateRequest, console) -> StationMap:
         raise InputError(str(exc)) from None
     options = _options(request)
     catalogue = select_catalogue(request)
+    # The -o folder is locked from here on (a second run fails at once); its files
+    # appear together when the block ends, or not at all.
+    with output_set(request.output_dir, GENERATE_FILES) as outputs:
+        result, default_name = _build(request, console, window, options, catalogue)
+        _write_outputs(request, result, default_name, outputs)
+    _report(request, result, console)
+    return result
+
+
+def _build(
+    request: GenerateRequest, console, window, options: StationMapOptions, catalogue: Catalogue
+) -> tuple[StationMap, str]:
+    """Read the play area and the OSM data, pick the stations (the map and its name)."""
     area, default_name = _play_area(request, console)
     exclusions = [load_polygons(p, console.warn) for p in request.exclude_files]
 
@@ -164,9 +194,7 @@ def run_generate(request: GenerateRequest, console) -> StationMap:
         exclusions=exclusions,
         progress=console.progress("Tuning the cluster cap"),
     )
-    _write_outputs(request, result, default_name)
-    _report(request, result, console)
-    return result
+    return result, default_name
 
 
 def _metadata(request: GenerateRequest, result: StationMap) -> dict:
@@ -183,13 +211,11 @@ def _metadata(request: GenerateRequest, result: StationMap) -> dict:
     }
 
 
-def _write_outputs(request: GenerateRequest, result: StationMap, default_name: str) -> None:
-    out = request.output_dir
-    if out.exists() and not out.is_dir():
-        raise InputError(f"output {str(out)!r} is a file, not a folder; pass another -o")
+def _write_outputs(
+    request: GenerateRequest, result: StationMap, default_name: str, outputs: OutputSet
+) -> None:
     meta = _metadata(request, result)
     stations = result.stations
-    # Render everything first, then write: a failure leaves no partial set of files.
     texts = {
         STATIONS_GEOJSON: geojson.dumps_geojson(
             geojson.stations_feature_collection(
@@ -221,10 +247,8 @@ def _write_outputs(request: GenerateRequest, result: StationMap, default_name: s
                 title=request.map_name or default_name,
             )
         )
-    from .export.atomic import atomic_write_text
-
     for name, text in texts.items():
-        atomic_write_text(out / name, text)
+        outputs.write_text(name, text)
 
 
 def summary_lines(result: StationMap) -> list[str]:

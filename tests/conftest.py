@@ -67,6 +67,20 @@ def _block_network():
     socket.getaddrinfo = _real_getaddrinfo
 
 
+# --- the local Overpass and Nominatim ------------------------------------------
+
+
+@pytest.fixture
+def local_services(tmp_path, monkeypatch):
+    """``osm_services`` running, and the environment pointing the CLI at them (cwd tmp_path)."""
+    from osm_services import serve
+
+    monkeypatch.chdir(tmp_path)
+    with serve() as running:
+        env = {**running.env(tmp_path / "overpass"), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+        yield running, env
+
+
 # --- real-data fixtures -----------------------------------------------------
 
 

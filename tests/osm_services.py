@@ -22,6 +22,9 @@ What they serve:
 * **Overpass, places and stations of a polygon** (``nwr[…](poly:"…"); out center tags;``
   without water) — when the polygon reaches Liechtenstein: every object of the extract
   matching one of the query's own filters, as Overpass would answer it.
+* **Overpass, the road query of ``route --online``** (``osm.roads.road_query``) — the
+  drivable ways of the Liechtenstein extract with a node inside the query's polygons,
+  and their nodes, in ``out;`` form.
 * **Nominatim ``/search``** — for "Sioux Falls, South Dakota", one result shaped as
   Nominatim's ``format=json&polygon_geojson=1`` answer (what ``osmnx.geocode_to_gdf``
   requests), whose polygon is the bundled Sioux Falls play area
@@ -32,6 +35,17 @@ What they serve:
 A relation query for any other id gets an empty element list, as Overpass answers for
 an id it does not hold. Any other request is answered 400, so a query the tests did
 not expect fails loudly.
+
+Fault modes (:meth:`Services.fault`), for either service, forever or for the next
+``times`` requests:
+
+* ``"drip"`` — headers at once, then the real answer one byte every 2 s;
+* ``"retry-after"`` — 429 Too Many Requests with ``Retry-After: 3600``;
+* ``"504"`` — 504 Gateway Timeout (the page Overpass sends) on every request;
+* ``"poisoned"`` — the real answer with one element's latitude set to 95 (Overpass;
+  the first node with tags) or one result's polygon moved off the globe (Nominatim).
+
+``Services.refused_url`` is a loopback port nothing listens on (connection refused).
 """
 
 from __future__ import annotations
@@ -39,6 +53,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import socket
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -217,6 +232,44 @@ def _poly(query: str):
     return Polygon(list(zip(numbers[1::2], numbers[0::2], strict=True)))
 
 
+@cache
+def _liechtenstein_roads() -> tuple[dict[int, dict], list[dict]]:
+    """The extract's complete ``highway=*`` ways of the road query's classes, and their nodes."""
+    from stations_generator.osm.roads import DRIVABLE_HIGHWAYS
+
+    nodes: dict[int, dict] = {}
+    ways: list[dict] = []
+    processor = osmium.FileProcessor(str(LIECHTENSTEIN), osmium.osm.NODE | osmium.osm.WAY)
+    for obj in processor.with_locations():
+        if obj.is_node():
+            if obj.location.valid():
+                nodes[obj.id] = {"type": "node", "id": obj.id, **_position(obj.location)}
+            continue
+        tags = dict(obj.tags)
+        refs = [n.ref for n in obj.nodes]
+        if tags.get("highway") in DRIVABLE_HIGHWAYS and all(r in nodes for r in refs):
+            ways.append({"type": "way", "id": obj.id, "nodes": refs, "tags": tags})
+    return nodes, ways
+
+
+def roads_response(query: str) -> bytes:
+    """Overpass's answer to ``road_query``: the ways with a node in its polygons, then nodes."""
+    from shapely.geometry import Polygon
+    from shapely.prepared import prep
+
+    areas = []
+    for ring in re.findall(r'poly:"([-0-9. ]+)"', query):
+        numbers = [float(v) for v in ring.split()]
+        areas.append(prep(Polygon(list(zip(numbers[1::2], numbers[0::2], strict=True)))))
+    nodes, ways = _liechtenstein_roads()
+    inside = [
+        w for w in ways
+        if any(a.contains(Point(nodes[r]["lon"], nodes[r]["lat"])) for a in areas for r in w["nodes"])
+    ]  # fmt: skip
+    used = sorted({r for w in inside for r in w["nodes"]})
+    return _envelope(inside + [nodes[r] for r in used])
+
+
 def nominatim_result() -> list[dict]:
     """Nominatim's answer to the Sioux Falls search, with the play area as its polygon."""
     area = _zone(SIOUX_ZONE)
@@ -243,14 +296,36 @@ def nominatim_result() -> list[dict]:
 _POLY = re.compile(r'poly:"([-0-9.]+) ([-0-9.]+)')
 
 
+FAULTS = ("drip", "retry-after", "504", "poisoned")
+DRIP_INTERVAL_S = 2.0
+OVERPASS_504 = REPO / "tests" / "data" / "overpass" / "504-gateway-timeout.html"
+
+
 @dataclass
 class Services:
     """The two servers; ``overpass_url`` and ``nominatim_url`` point at them."""
 
     overpass_url: str = ""
     nominatim_url: str = ""
+    refused_url: str = ""
     overpass_queries: list[str] = field(default_factory=list)
     nominatim_queries: list[dict[str, list[str]]] = field(default_factory=list)
+    faults: dict[str, list[str | None]] = field(default_factory=dict)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def fault(self, service: str, mode: str | None, times: int | None = None) -> None:
+        """Answer ``service`` ("overpass" or "nominatim") in ``mode`` (None: normally).
+
+        For the next ``times`` requests, then normally; forever when ``times`` is None.
+        """
+        assert service in ("overpass", "nominatim") and (mode is None or mode in FAULTS)
+        self.faults[service] = [mode] if times is None else [mode] * times + [None]
+
+    def _mode(self, service: str) -> str | None:
+        queue = self.faults.get(service)
+        if not queue:
+            return None
+        return queue.pop(0) if len(queue) > 1 else queue[0]
 
     def env(self, cache_dir: Path) -> dict[str, str]:
         """The environment variables that point the command line at these servers."""
@@ -263,6 +338,8 @@ class Services:
 
 def overpass_answer(query: str) -> bytes | None:
     """The recorded response for an Overpass query, or None for a query we do not serve."""
+    if 'way["highway"~"^(' in query and "(._;>;);" in query:
+        return roads_response(query)
     relation = re.search(r"\brelation\((\d+)\);", query)
     if relation is not None:
         if int(relation.group(1)) == LIECHTENSTEIN_RELATION:
@@ -286,6 +363,22 @@ def overpass_answer(query: str) -> bytes | None:
     return None
 
 
+def poisoned_overpass(body: bytes) -> bytes:
+    """``body`` with the latitude of its first tagged node set to 95 (off the globe)."""
+    data = json.loads(body)
+    node = next(e for e in data["elements"] if e["type"] == "node" and e.get("tags"))
+    node["lat"] = 95.0
+    return json.dumps(data, ensure_ascii=False).encode("utf-8")
+
+
+def poisoned_nominatim(results: list[dict]) -> list[dict]:
+    """The results with the first polygon's first point moved to (200, 95)."""
+    results = json.loads(json.dumps(results))
+    ring = results[0]["geojson"]["coordinates"][0]
+    ring[0] = ring[-1] = [200.0, 95.0]
+    return results
+
+
 def _handler(services: Services) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
@@ -294,6 +387,30 @@ def _handler(services: Services) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+
+        def _faulty(self, mode: str | None, body: bytes) -> bool:
+            """Answer in ``mode`` if it is one that does not depend on the content."""
+            if mode == "retry-after":
+                self.send_response(429)
+                self.send_header("Retry-After", "3600")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            elif mode == "504":
+                self._send(504, OVERPASS_504.read_bytes(), "text/html")
+            elif mode == "drip":
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                with contextlib.suppress(OSError):
+                    for k in range(len(body)):
+                        self.wfile.write(body[k : k + 1])
+                        self.wfile.flush()
+                        if services.stop.wait(DRIP_INTERVAL_S):
+                            break
+            else:
+                return False
+            return True
 
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
             if urllib.parse.urlsplit(self.path).path != "/api/interpreter":
@@ -305,8 +422,10 @@ def _handler(services: Services) -> type[BaseHTTPRequestHandler]:
             body = overpass_answer(query)
             if body is None:
                 self._send(400, b"<p><strong>Error</strong>: not a recorded query</p>", "text/html")
-            else:
-                self._send(200, body)
+                return
+            mode = services._mode("overpass")
+            if not self._faulty(mode, body):
+                self._send(200, poisoned_overpass(body) if mode == "poisoned" else body)
 
         def do_GET(self) -> None:  # noqa: N802
             url = urllib.parse.urlsplit(self.path)
@@ -316,7 +435,13 @@ def _handler(services: Services) -> type[BaseHTTPRequestHandler]:
             params = urllib.parse.parse_qs(url.query)
             services.nominatim_queries.append(params)
             found = params.get("q") == [PLACE_QUERY] and params.get("format") == ["json"]
-            self._send(200, json.dumps(nominatim_result() if found else []).encode("utf-8"))
+            results = nominatim_result() if found else []
+            mode = services._mode("nominatim")
+            if mode == "poisoned" and results:
+                results = poisoned_nominatim(results)
+            body = json.dumps(results).encode("utf-8")
+            if not self._faulty(mode, body):
+                self._send(200, body)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
@@ -324,19 +449,35 @@ def _handler(services: Services) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # a dripping answer must not hold up the shutdown
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # the client gave up on a slow answer: expected here
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 @contextlib.contextmanager
 def serve() -> Iterator[Services]:
     """Both servers on 127.0.0.1 for the duration of a ``with`` block."""
     services = Services()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(services))
+    server = _Server(("127.0.0.1", 0), _handler(services))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     services.overpass_url = f"{base}/api/interpreter"
     services.nominatim_url = base
+    services.refused_url = f"http://127.0.0.1:{closed_port()}"
     try:
         yield services
     finally:
+        services.stop.set()
         server.shutdown()
         server.server_close()
         thread.join()

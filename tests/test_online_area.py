@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import EXTRACTS, REPO, SIOUX
-from osm_services import LIECHTENSTEIN_RELATION, PLACE_QUERY, serve
+from osm_services import LIECHTENSTEIN_RELATION, PLACE_QUERY
 from shapely.geometry import shape
 
 from stations_generator.cli import main
@@ -26,11 +26,8 @@ def _run(*args, env=None):
 
 
 @pytest.fixture
-def services(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    with serve() as running:
-        env = {**running.env(tmp_path / "overpass"), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
-        yield running, env
+def services(local_services):
+    return local_services
 
 
 def _play_area(folder: Path):
@@ -91,7 +88,7 @@ def test_place_matches_the_play_area_file(services, tmp_path):
     before = (osmnx.settings.nominatim_url, osmnx.settings.cache_folder)
     online = _run("generate", "--place", PLACE_QUERY, "-o", "online", env=env)
     assert online.exit_code == 0, online.output
-    # osmnx.geocode_to_gdf's request, as Nominatim's search API takes it.
+    # The request osmnx.geocode_to_gdf made, as Nominatim's search API takes it.
     (params,) = running.nominatim_queries
     assert params == {
         "format": ["json"],
@@ -120,9 +117,9 @@ def test_place_matches_the_play_area_file(services, tmp_path):
         ).read_bytes()
     assert "Stations: 105 in 84 clusters" in online.output
 
-    # osmnx's cache went to the user cache folder, not ./cache, and its settings are back.
+    # The answer is cached in the user cache folder, not ./cache; osmnx's settings are untouched.
     assert not (tmp_path / "cache").exists()
-    assert list((tmp_path / "xdg" / "stations-generator" / "osmnx").glob("*.json"))
+    assert list((tmp_path / "xdg" / "stations-generator" / "nominatim").glob("*.json"))
     assert (osmnx.settings.nominatim_url, osmnx.settings.cache_folder) == before
 
     again = _run("generate", "--place", PLACE_QUERY, "-o", "again", env=env)

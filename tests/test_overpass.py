@@ -57,6 +57,7 @@ class Reply:
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    drip: float = 0.0  # > 0: send the body one byte every `drip` seconds
 
 
 @dataclass
@@ -98,7 +99,13 @@ class ScriptedOverpass:
                         self.send_header(name, value)
                     self.send_header("Content-Length", str(len(reply.body)))
                     self.end_headers()
-                    self.wfile.write(reply.body)
+                    if not reply.drip:
+                        self.wfile.write(reply.body)
+                    for k in range(len(reply.body) if reply.drip else 0):
+                        self.wfile.write(reply.body[k : k + 1])
+                        self.wfile.flush()
+                        if outer.stop.wait(reply.drip):
+                            break
                 except OSError:  # the client gave up (timeout test)
                     pass
 
@@ -212,10 +219,30 @@ def test_429_with_retry_after_then_success(server: ScriptedOverpass, harness: Ha
     assert any("429" in m and url in m and "retrying in 3.0 s (try 2/4)" in m for m in harness.logs)
 
 
-def test_retry_after_is_capped_at_max_backoff(server: ScriptedOverpass, harness: Harness) -> None:
+def test_retry_after_is_honoured_beyond_max_backoff(
+    server: ScriptedOverpass, harness: Harness
+) -> None:
+    url = server.script("a", Reply(429, b"", {"Retry-After": "8"}), ok())
+    harness.client(url, max_backoff=2.0, timeout=30.0).fetch(QUERY)
+    assert harness.sleeps == [8.0]  # the server's word, not an earlier, pointless retry
+
+
+def test_retry_after_beyond_the_deadline_fails_at_once(
+    server: ScriptedOverpass, harness: Harness
+) -> None:
     url = server.script("a", Reply(429, b"", {"Retry-After": "600"}), ok())
-    harness.client(url, max_backoff=10.0).fetch(QUERY)
-    assert harness.sleeps == [10.0]
+    started = time.monotonic()
+    with pytest.raises(OverpassError) as info:
+        harness.client(url, max_backoff=10.0, timeout=5.0).fetch(QUERY)
+    assert time.monotonic() - started < 2.0
+    message = str(info.value)
+    assert_one_line(message)
+    assert (
+        f"Overpass at {url} answered 429 Too Many Requests and asks to be asked again in 600 s "
+        "(after " in message
+    )
+    assert "UTC), beyond the 5 s deadline (--overpass-timeout); try again then" in message
+    assert harness.sleeps == [] and server.count() == 1
 
 
 def test_504_then_success_uses_backoff(server: ScriptedOverpass, harness: Harness) -> None:
@@ -249,7 +276,7 @@ def test_429_every_time_gives_one_line_error(server: ScriptedOverpass, harness: 
 def test_timeout_then_success(server: ScriptedOverpass, harness: Harness) -> None:
     url = server.script("a", Reply(200, SUBSET, JSON_HEADERS, delay=3.0), ok())
     started = time.monotonic()
-    data = harness.client(url, timeout=0.3, backoff=1.0).fetch(QUERY)
+    data = harness.client(url, try_timeout=0.3, backoff=1.0).fetch(QUERY)
     elapsed = time.monotonic() - started
     assert len(data["elements"]) == 40
     assert server.count() == 2
@@ -261,7 +288,7 @@ def test_timeout_then_success(server: ScriptedOverpass, harness: Harness) -> Non
 def test_always_slow_raises_timed_out(server: ScriptedOverpass, harness: Harness) -> None:
     url = server.script("a", Reply(200, SUBSET, JSON_HEADERS, delay=2.0))
     with pytest.raises(OverpassError) as info:
-        harness.client(url, timeout=0.3, max_tries=2).fetch(QUERY)
+        harness.client(url, try_timeout=0.3, max_tries=2).fetch(QUERY)
     message = str(info.value)
     assert_one_line(message)
     assert f"Overpass at {url} timed out after 0.3 s (2 tries)" in message
@@ -399,6 +426,156 @@ def test_connection_refused_only(harness: Harness) -> None:
     assert_one_line(message)
     assert f"could not connect to Overpass at {refused}" in message
     assert "check your internet connection" in message
+
+
+# --------------------------------------------------------------------------- #
+# Deadlines
+# --------------------------------------------------------------------------- #
+
+
+def test_a_dripping_server_cannot_stretch_the_deadline(
+    server: ScriptedOverpass, harness: Harness
+) -> None:
+    """One byte every 0.5 s: no read ever times out, the call's deadline still holds."""
+    url = server.script("a", Reply(200, SUBSET, JSON_HEADERS, drip=0.5))
+    shown: list[str | None] = []
+    client = harness.client(url, timeout=2.0, status=shown.append)
+    started = time.monotonic()
+    with pytest.raises(OverpassError) as info:
+        client.fetch(QUERY)
+    elapsed = time.monotonic() - started
+    assert 1.9 < elapsed < 4.0
+    message = str(info.value)
+    assert_one_line(message)
+    assert f"Overpass at {url} gave no complete answer within the 2 s deadline (1 try" in message
+    assert "try again later or raise --overpass-timeout" in message
+    assert server.count() == 1 and harness.cached_files() == []
+    # The wait was said once, and drawn as a status line (cleared at the end).
+    assert [m for m in harness.logs if m.startswith("waiting for")] == [
+        f"waiting for Overpass at {url} (up to 1 s more)"
+    ]
+    host = f"127.0.0.1:{server.port}"
+    assert any(m and m.startswith(f"Overpass {host}: waiting, ") and "received" in m for m in shown)
+    assert shown[-1] is None
+
+
+def test_a_server_that_never_answers(server: ScriptedOverpass, harness: Harness) -> None:
+    url = server.script("a", Reply(200, SUBSET, JSON_HEADERS, delay=30.0))
+    started = time.monotonic()
+    with pytest.raises(OverpassError, match="no complete answer within the 1.5 s deadline"):
+        harness.client(url, timeout=1.5).fetch(QUERY)
+    assert time.monotonic() - started < 3.5
+
+
+def test_504_forever_stops_at_the_deadline(server: ScriptedOverpass, harness: Harness) -> None:
+    url = server.script("a", Reply(504, recorded("504-gateway-timeout.html"), HTML_HEADERS))
+    # Backoff 1 s, then 2 s: the second wait would end after the 2.5 s deadline.
+    slept: list[float] = []
+    started = time.monotonic()
+    with pytest.raises(OverpassError) as info:
+        harness.client(
+            url,
+            timeout=2.5,
+            backoff=1.0,
+            max_tries=10,
+            sleep=lambda s: (slept.append(s), time.sleep(s)),
+        ).fetch(QUERY)
+    assert time.monotonic() - started < 2.5
+    message = str(info.value)
+    assert f"Overpass at {url} answered 504 Gateway Timeout after 2 tries" in message
+    assert "the next try would start after the 2.5 s deadline" in message
+    assert slept == [1.0] and server.count() == 2
+
+
+def test_the_deadline_covers_every_endpoint(server: ScriptedOverpass, harness: Harness) -> None:
+    url_a = server.script("a", Reply(200, SUBSET, JSON_HEADERS, delay=30.0))
+    url_b = server.script("b", ok())
+    with pytest.raises(OverpassError) as info:
+        harness.client([url_a, url_b], timeout=1.0).fetch(QUERY)
+    assert server.count("b") == 0  # no time was left for it
+    assert "no time was left for the other instances" in str(info.value)
+
+
+def test_unknown_host_is_a_network_failure(harness: Harness, monkeypatch) -> None:
+    def no_such_host(*args, **kwargs):
+        raise socket.gaierror(-2, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_such_host)
+    with pytest.raises(OverpassError) as info:
+        harness.client("http://overpass.invalid/api/interpreter").fetch(QUERY)
+    message = str(info.value)
+    assert message.startswith(
+        "could not connect to Overpass at http://overpass.invalid/api/interpreter "
+        "(unknown host: Name or service not known; 1 try)"
+    )
+    assert harness.sleeps == []
+
+
+# --------------------------------------------------------------------------- #
+# Nothing bad is cached
+# --------------------------------------------------------------------------- #
+
+
+def poisoned() -> bytes:
+    """The recorded answer with one element's latitude off the globe."""
+    data = json.loads(SUBSET)
+    data["elements"][0]["lat"] = 95.0
+    return json.dumps(data).encode()
+
+
+def test_a_poisoned_answer_is_not_cached(server: ScriptedOverpass, harness: Harness) -> None:
+    url = server.script("a", Reply(200, poisoned(), JSON_HEADERS), ok())
+    with pytest.raises(OverpassError) as info:
+        harness.client(url).fetch(QUERY)
+    message = str(info.value)
+    assert_one_line(message)
+    assert message.startswith(f"Overpass at {url} returned data that cannot be used (node/")
+    assert "out-of-range latitude 95.0" in message and "nothing was cached" in message
+    assert harness.cached_files() == []
+    # The server has recovered: the next run gets (and caches) the good answer.
+    assert harness.client(url).fetch(QUERY) == json.loads(SUBSET)
+    assert len(harness.cached_files()) == 1
+
+
+def test_a_poisoned_answer_moves_on_to_the_next_endpoint(
+    server: ScriptedOverpass, harness: Harness
+) -> None:
+    url_a = server.script("a", Reply(200, poisoned(), JSON_HEADERS))
+    url_b = server.script("b", ok())
+    elements = harness.client([url_a, url_b]).fetch_elements(QUERY)
+    assert len(elements) == 40 and (server.count("a"), server.count("b")) == (1, 1)
+
+
+def test_a_poisoned_cache_entry_heals(server: ScriptedOverpass, harness: Harness) -> None:
+    """An entry cached by an older version before validation: dropped and fetched again."""
+    url = server.script("a", ok())
+    client = harness.client(url)
+    path = client.cache_path(QUERY)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(poisoned())
+    assert client.fetch_elements(QUERY) == parse_overpass_json(json.loads(SUBSET))
+    assert server.count() == 1
+    assert any(
+        m.startswith("dropping the unusable (node/") and str(path) in m for m in harness.logs
+    )
+    assert json.loads(path.read_bytes()) == json.loads(SUBSET)  # healed
+    client.fetch(QUERY)
+    assert server.count() == 1
+
+
+def test_the_callers_parse_decides_what_is_cached(
+    server: ScriptedOverpass, harness: Harness
+) -> None:
+    url = server.script("a", ok())
+
+    def refuse(data):
+        raise InputError("no water in this answer")
+
+    with pytest.raises(OverpassError, match=r"cannot be used \(no water in this answer\)"):
+        harness.client(url).fetch_parsed(QUERY, refuse)
+    assert harness.cached_files() == []
+    assert harness.client(url).fetch_parsed(QUERY, lambda d: len(d["elements"])) == 40
+    assert len(harness.cached_files()) == 1
 
 
 @pytest.mark.parametrize(

@@ -9,12 +9,13 @@ from typing import Any
 import click
 
 from ..core.gamesize import HIDING_RADIUS_M
+from ..export.atomic import output_set, reading
 from ..export.folium_map import (
     read_candidates_file,
     read_station_file,
     read_station_metadata,
+    render_station_map,
     station_map,
-    write_station_map,
 )
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -92,23 +93,26 @@ def map_command(
       stations-generator map out/sioux-falls/stations.geojson \\
         --candidates out/sioux-falls/candidates.geojson -o out/sioux-falls/stations.html
     """
-    stations, play_area, exclusions = read_station_file(stations_file)
-    metadata = read_station_metadata(stations_file)
-    candidates = read_candidates_file(candidates_file) if candidates_file is not None else None
-    hiding, spacing, gap = _defaults(metadata)
     target = output if output is not None else stations_file.with_suffix(".html")
-    name = title or " / ".join(p for p in (stations_file.parent.name, stations_file.stem) if p)
-    m = station_map(
-        stations,
-        play_area,
-        exclusions,
-        candidates=candidates,
-        hiding_radius_m=hiding_radius or hiding,
-        min_spacing_m=min_spacing or spacing,
-        cluster_gap_m=cluster_gap or gap,
-        title=name,
-    )
-    write_station_map(target, m)
+    inputs = [stations_file] + ([candidates_file] if candidates_file is not None else [])
+    with output_set(target.parent, [target.name]) as outputs:
+        with reading(*inputs):  # one run's stations and candidates, never a mix
+            stations, play_area, exclusions = read_station_file(stations_file)
+            metadata = read_station_metadata(stations_file)
+            candidates = read_candidates_file(candidates_file) if candidates_file else None
+        hiding, spacing, gap = _defaults(metadata)
+        name = title or " / ".join(p for p in (stations_file.parent.name, stations_file.stem) if p)
+        m = station_map(
+            stations,
+            play_area,
+            exclusions,
+            candidates=candidates,
+            hiding_radius_m=hiding_radius or hiding,
+            min_spacing_m=min_spacing or spacing,
+            cluster_gap_m=cluster_gap or gap,
+            title=name,
+        )
+        outputs.write_text(target.name, render_station_map(m))
     rejected = (
         f", {int((candidates['status'] == 'rejected').sum())} rejected candidates"
         if candidates is not None

@@ -143,7 +143,10 @@ def _echo_lines(lines: Sequence[str]) -> None:
 
 
 def _load_map(path: Path) -> StationFile:
-    return read_station_map(path)
+    from ..export.atomic import reading
+
+    with reading(path):  # never a set a killed `generate` left half-committed
+        return read_station_map(path)
 
 
 def _mention_fuzzy(console: Console, matches: Sequence[StationMatch]) -> None:
@@ -183,6 +186,7 @@ class RoadOptions:
     overpass_urls: tuple[str, ...] = ()
     cache_dir: Path | None = None
     use_cache: bool = True
+    overpass_timeout: float = 300.0
 
 
 def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions) -> DriveTimes:
@@ -197,6 +201,7 @@ def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions)
         console.detail(times.describe())
         return times
     if roads.online:
+        from ..osm.overpass import DEFAULT_ENDPOINTS, OverpassClient
         from ..osm.roads import fetch_drive_graph
 
         area = station_map.play_area
@@ -204,13 +209,17 @@ def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions)
             import shapely
 
             area = shapely.MultiPoint([(s.lon, s.lat) for s in station_map.stations]).envelope
-        console.detail("downloading the drivable roads with osmnx (Overpass, cached)")
-        graph = fetch_drive_graph(
-            area,
-            cache_dir=roads.cache_dir / "osmnx" if roads.cache_dir is not None else None,
+        console.detail("downloading the drivable roads from Overpass (cached)")
+        client = OverpassClient(
+            roads.overpass_urls or DEFAULT_ENDPOINTS,
+            timeout=roads.overpass_timeout,
+            cache_dir=roads.cache_dir,
             use_cache=roads.use_cache,
-            overpass_url=roads.overpass_urls[0] if roads.overpass_urls else None,
+            log=console.detail,
+            notify=console.info,
+            status=console.status,
         )
+        graph = fetch_drive_graph(area, client=client)
         return RoadDriveTimes(graph, fallback_speed_kph=roads.speed, source="Overpass")
     console.warn(
         f"no roads given (--osm EXTRACT or --online): drive times are great-circle "
@@ -230,7 +239,7 @@ def _road_options(f):
         click.option(
             "--online",
             is_flag=True,
-            help="Download the road network with osmnx (Overpass, cached).",
+            help="Download the road network from Overpass (cached).",
         ),
         click.option(
             "--speed",
@@ -244,20 +253,31 @@ def _road_options(f):
             "overpass_urls",
             multiple=True,
             envvar="STATIONS_GENERATOR_OVERPASS_URL",
-            help="With --online: Overpass endpoint (the first is used; env STATIONS_GENERATOR_OVERPASS_URL).",
+            help="With --online: Overpass endpoint (repeatable; tried in order; env STATIONS_GENERATOR_OVERPASS_URL).",
+        ),
+        click.option(
+            "--overpass-timeout",
+            type=click.FloatRange(min=1),
+            default=300.0,
+            show_default=True,
+            help="With --online: deadline in seconds for the download, every try and wait included.",
         ),
         click.option(
             "--cache-dir",
             type=click.Path(path_type=Path),
             envvar="STATIONS_GENERATOR_CACHE_DIR",
-            help="With --online: cache folder; roads go to its osmnx/ [default: the user cache dir].",
+            help="With --online: the Overpass cache folder [default: the user cache dir].",
         ),
         click.option("--no-cache", is_flag=True, help="With --online: do not use the cache."),
     ]
 
     @functools.wraps(f)
-    def wrapper(*args, osm, online, speed, overpass_urls, cache_dir, no_cache, **kwargs):
-        roads = RoadOptions(osm, online, speed, tuple(overpass_urls), cache_dir, not no_cache)
+    def wrapper(
+        *args, osm, online, speed, overpass_urls, overpass_timeout, cache_dir, no_cache, **kwargs
+    ):
+        roads = RoadOptions(
+            osm, online, speed, tuple(overpass_urls), cache_dir, not no_cache, overpass_timeout
+        )
         return f(*args, roads=roads, **kwargs)
 
     for option in reversed(options):
@@ -807,34 +827,30 @@ def calibrate(
       stations-generator calibrate out/liechtenstein/stations.geojson \\
         --osm tests/data/osm-extracts/liechtenstein-2013-08.osm.pbf
     """
-    table = _table(table_spec)
-    station_map = _load_map(map_path)
-    if len(station_map.stations) < 2:
-        raise InputError(f"{station_map.source} has one station; calibration needs pairs")
-    out = output_dir if output_dir is not None else map_path.parent
-    if out.exists() and not out.is_dir():
-        raise InputError(f"output {str(out)!r} is a file, not a folder; pass another -o")
-    times = _drive_times(console, station_map, roads)
-    chosen = sample_pairs(station_map.stations, pairs, random.Random(seed))
-    cal = run_calibration(
-        chosen,
-        times,
-        table=table,
-        cooldown_factor=COOLDOWN_FACTOR if transit_in_play else 0.0,
-        target_factor=TRANSIT_FACTOR,
-        drive_range=TRANSIT_RANGE,
-    )
-    if not cal.pairs:
-        raise InputError("no station pair has a drive time above zero; nothing to calibrate")
-    name = map_path.as_posix()
-    title = f"{_fit(name, 50)}: vehicle door to door vs transit target"
-    files = {
-        CALIBRATION_CSV: _calibration_csv(cal).encode("utf-8"),
-        CALIBRATION_PNG: _calibration_png(cal, title),
-    }
-    from ..export.atomic import atomic_write_bytes
+    from ..export.atomic import output_set
 
-    for file_name, data in files.items():
-        atomic_write_bytes(out / file_name, data)
+    table = _table(table_spec)
+    out = output_dir if output_dir is not None else map_path.parent
+    # The folder is locked from here on; both files appear together, or not at all.
+    with output_set(out, (CALIBRATION_CSV, CALIBRATION_PNG)) as outputs:
+        station_map = _load_map(map_path)
+        if len(station_map.stations) < 2:
+            raise InputError(f"{station_map.source} has one station; calibration needs pairs")
+        times = _drive_times(console, station_map, roads)
+        chosen = sample_pairs(station_map.stations, pairs, random.Random(seed))
+        cal = run_calibration(
+            chosen,
+            times,
+            table=table,
+            cooldown_factor=COOLDOWN_FACTOR if transit_in_play else 0.0,
+            target_factor=TRANSIT_FACTOR,
+            drive_range=TRANSIT_RANGE,
+        )
+        if not cal.pairs:
+            raise InputError("no station pair has a drive time above zero; nothing to calibrate")
+        name = map_path.as_posix()
+        title = f"{_fit(name, 50)}: vehicle door to door vs transit target"
+        outputs.write_bytes(CALIBRATION_CSV, _calibration_csv(cal).encode("utf-8"))
+        outputs.write_bytes(CALIBRATION_PNG, _calibration_png(cal, title))
     _echo_lines(_calibration_text(cal, name, times.describe()))
-    console.info("Wrote " + ", ".join(str(out / n) for n in files))
+    console.info("Wrote " + ", ".join(str(p) for p in outputs.written))

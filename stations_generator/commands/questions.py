@@ -13,7 +13,7 @@ from ..core.game import Elimination, Game, ZoneStatus
 from ..core.questions import QuestionError
 from ..core.rules import cost_ledger
 from ..errors import InputError
-from ..export.atomic import atomic_write_text
+from ..export.atomic import output_set
 from ..export.geojson import dumps_geojson, polygon_rings
 from ..gamefile import LoadedGame, load_cost_questions, load_game, parse_lat_lon
 from ..taibeled_game import MapSources
@@ -22,6 +22,8 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 REMAINING_GEOJSON = "remaining.geojson"
 ZONES_GEOJSON = "zones.geojson"
 ELIMINATION_HTML = "elimination.html"
+#: The files ``questions apply`` owns in its -o folder (elimination.html only with --map).
+APPLY_FILES = (REMAINING_GEOJSON, ZONES_GEOJSON, ELIMINATION_HTML)
 
 _game_arg = click.argument("game", type=click.Path(path_type=Path))
 _MAP_OPTIONS = [
@@ -221,12 +223,25 @@ def questions() -> None:
 @click.pass_obj
 def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, **options) -> None:
     """Remaining area and possible hiding zones after every question."""
+    # The folder is locked from here on; its files appear together, or not at all.
+    with output_set(output_dir, APPLY_FILES) as outputs:
+        g, elimination, zones, texts = _apply_outputs(console, game, html_map, options)
+        for name, text in texts.items():
+            outputs.write_text(name, text)
+    for line in summary_table(g, elimination, zones):
+        console.info(line)
+    console.info("Wrote " + ", ".join(str(output_dir / n) for n in texts))
+
+
+def _apply_outputs(
+    console, game: Path, html_map: bool, options: dict
+) -> tuple[Game, Elimination, list[ZoneStatus], dict[str, str]]:
+    """The game, what its questions leave, and the files of ``questions apply`` by name."""
     loaded = _load(game, console, options)
     g = loaded.game
     elimination = g.eliminate()
+    _warn_contradictions(console, elimination)
     zones = g.possible_zones(elimination)
-    if output_dir.exists() and not output_dir.is_dir():
-        raise InputError(f"output {str(output_dir)!r} is a file, not a folder; pass another -o")
     texts = {
         REMAINING_GEOJSON: dumps_geojson(elimination_geojson(g, elimination)),
         ZONES_GEOJSON: dumps_geojson(zones_geojson(g, zones)),
@@ -240,11 +255,7 @@ def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, **options) 
                 g, elimination, zones, title=game.parent.name if game.stem == "game" else game.stem
             )
         )
-    for name, text in texts.items():
-        atomic_write_text(output_dir / name, text)
-    for line in summary_table(g, elimination, zones):
-        console.info(line)
-    console.info("Wrote " + ", ".join(str(output_dir / n) for n in texts))
+    return g, elimination, zones, texts
 
 
 @questions.command("answer", context_settings=CONTEXT)
@@ -260,14 +271,16 @@ def answer_cmd(
     console, game: Path, hider: str, station_id: str | None, as_json: bool, **options
 ) -> None:
     """Answer every question truthfully for a hider (the same geometry the seekers use)."""
+    lon, lat = parse_lat_lon(hider, "--hider")  # before the (slow) game load
     loaded = _load_for_answers(game, console, options)
     g = loaded.game
-    lon, lat = parse_lat_lon(hider, "--hider")
     if not g.covers(lon, lat):
         raise InputError(
             f"--hider {hider} is outside the play area; check the coordinates (LAT,LON)"
         )
     station = _station(g, station_id) if station_id else None
+    if all(q.answer is not None for q in g.questions):
+        _warn_contradictions(console, g.eliminate())
     try:
         answers = g.hider_answers(lon, lat, station)
     except QuestionError as exc:
@@ -317,6 +330,12 @@ def cost_cmd(console, game: Path, as_json: bool, **options) -> None:
     click.echo(f"Total: draw {total_draw}, pick {total_pick}")
 
 
+def _warn_contradictions(console, elimination: Elimination) -> None:
+    """Say which recorded answers contradict each other (each such question is set aside)."""
+    for contradiction in elimination.contradictions:
+        console.warn(contradiction.message())
+
+
 def _load_for_answers(game: Path, console, options: dict) -> LoadedGame:
     """Like _load, but answers may be missing (hider mode does not need them)."""
     try:
@@ -352,12 +371,15 @@ def check_cmd(
     """Is this hiding zone valid? Names each question that rules it out. Exit 0 valid, 1 not."""
     if (station_id is None) == (at is None):
         raise click.UsageError("give exactly one of --station ID or --at LAT,LON")
+    point = parse_lat_lon(at, "--at") if at is not None else None  # before the game load
     loaded = _load(game, console, options)
     g = loaded.game
+    _warn_contradictions(console, g.eliminate())
     if station_id:
         result = g.check_zone(station=_station(g, station_id))
     else:
-        lon, lat = parse_lat_lon(at, "--at")
+        assert point is not None
+        lon, lat = point
         result = g.check_zone(point=(lon, lat))
         if not result.inside_map:
             raise InputError(

@@ -35,7 +35,7 @@ from ..core.report import (
     subject_places,
 )
 from ..errors import InputError
-from ..export.atomic import atomic_write_text
+from ..export.atomic import output_set
 from ..export.folium_map import add_area, offline_map, render_station_map
 from ..osm import sources
 from ..playarea import load_polygons
@@ -254,6 +254,33 @@ def report(
     """
     if not osm_files:
         raise InputError("report works offline: give the OSM data with --osm FILE (repeatable)")
+    if output is not None and html_file is not None and output.resolve() == html_file.resolve():
+        raise InputError(f"-o and --html both name {output}; give two different files")
+    files = [f for f in (output, html_file) if f is not None]
+    # Both files (they may be in two folders) appear together, or not at all.
+    with output_set(Path(), files) as outputs:
+        area, places, data, result = _build_report(
+            console, play_area, osm_files, category_files, margin
+        )
+        document = {
+            "play_area": play_area.name,
+            "sources": list(data.sources),
+            **result.to_json(),
+        }
+        text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+        if html_file is not None:
+            page = report_page(result, area, places, play_area.name.split(".")[0])
+            outputs.write_text(html_file, page)
+        if output is not None:
+            outputs.write_text(output, text)
+    for path in files[::-1]:
+        console.info(f"Wrote {path}")
+    if output is None:
+        click.echo(text, nl=False)
+
+
+def _build_report(console, play_area: Path, osm_files, category_files, margin: float):
+    """Read the area and the data, count the subjects, print the table: (area, places, data, result)."""
     area = load_polygons(play_area, console.warn)
     catalogue = report_catalogue(load_catalogue(category_files))
     data = sources.read_files(osm_files, (), _reading_box(area, margin), catalogue, water=False)
@@ -277,18 +304,4 @@ def report(
     )
     for line in format_table(result).splitlines():
         console.info(line)
-    document = {
-        "play_area": play_area.name,
-        "sources": list(data.sources),
-        **result.to_json(),
-    }
-    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    if html_file is not None:
-        page = report_page(result, area, places, play_area.name.split(".")[0])
-        atomic_write_text(html_file, page)
-        console.info(f"Wrote {html_file}")
-    if output is not None:
-        atomic_write_text(output, text)
-        console.info(f"Wrote {output}")
-    else:
-        click.echo(text, nl=False)
+    return area, places, data, result

@@ -11,50 +11,53 @@ goes through this module:
   into shapely polygons.
 * :func:`read_overpass_json_file` loads a saved response with friendly errors.
 
-Retry policy of :meth:`OverpassClient.fetch`, per endpoint, up to ``max_tries``
-requests:
+Retry policy of :meth:`OverpassClient.fetch`: one overall deadline (``timeout``,
+``--overpass-timeout``) bounds the whole call, every try at every endpoint and every
+wait between them, however slowly a server sends (see
+:mod:`stations_generator.osm.transport`). Per endpoint, up to ``max_tries`` requests:
 
-* HTTP 429, 502, 503, 504, socket timeouts, dropped connections and 200 responses
-  whose ``remark`` starts with ``"runtime error"`` are retried after
+* HTTP 429, 502, 503, 504, dropped connections, tries past ``try_timeout`` and 200
+  responses whose ``remark`` starts with ``"runtime error"`` are retried after
   ``min(backoff * 2**k, max_backoff)`` seconds (``k`` = 0 for the first retry), or
-  after ``Retry-After`` seconds (also capped at ``max_backoff``) when the server
-  sends that header.
-* A refused connection, an unknown host name, a redirect and any other HTTP error
-  status (403, 404, 500...) give up on that endpoint at once and move on to the
-  next one.
+  after ``Retry-After`` seconds when the server sends that header. A wait that would
+  end after the deadline is not started: a ``Retry-After`` beyond it fails that
+  endpoint at once, saying when to come back.
+* A refused connection, an unknown host name, a redirect, any other HTTP error
+  status (403, 404, 500...) and an answer the caller's parse rejects (bad
+  coordinates, broken elements) give up on that endpoint at once and move on to the
+  next one, while time is left.
 * HTTP 400 (Overpass's answer to a query it cannot parse) and a 200 response that
   is not JSON, or not shaped like an Overpass response, raise
   :class:`~stations_generator.errors.OverpassError` at once: every instance
   would answer the same query the same way, so neither a retry nor another
   endpoint can help (a non-JSON answer usually means the query lacks
   ``[out:json]``).
+
+Caching: an answer is written to the cache only after the caller's parse accepted
+it (:meth:`OverpassClient.fetch_parsed`; :meth:`OverpassClient.fetch` uses
+:func:`parse_overpass_json`), so no error page, truncated body, runtime-error remark
+or poisoned element is ever cached; a cached answer the parse rejects is dropped
+and fetched again. Errors name the endpoint the data came from.
 """
 
 from __future__ import annotations
 
-import contextlib
-import email.utils
-import hashlib
 import html
-import http.client
 import json
 import math
 import os
 import re
-import socket
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from http import HTTPStatus
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import overpy
 import shapely
@@ -64,6 +67,19 @@ from shapely.ops import polygonize, unary_union
 
 from stations_generator.errors import InputError, OverpassError
 from stations_generator.osm.elements import OsmElement
+from stations_generator.osm.transport import (
+    Deadline,
+    DeadlineExceeded,
+    JsonCache,
+    Reply,
+    Waits,
+    come_back_at,
+    exchange,
+    network_failure,
+)
+from stations_generator.osm.transport import retry_after as parse_retry_after
+
+T = TypeVar("T")
 
 __all__ = [
     "DEFAULT_ENDPOINTS",
@@ -84,6 +100,11 @@ DEFAULT_ENDPOINTS: tuple[str, ...] = (
 #: Appended to the User-Agent as ``(+URL)`` when set; Overpass operators ask
 #: clients to identify themselves. Left empty until the project has a public home.
 PROJECT_URL = ""
+
+#: Seconds one Overpass call may take in all (``--overpass-timeout``): every try, every
+#: instance and every wait. Overpass stops a query itself after its ``[timeout:180]``;
+#: the rest leaves room for a retry or the next instance.
+DEFAULT_TIMEOUT_S = 300.0
 
 #: HTTP statuses that mean "busy, try again later".
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
@@ -575,35 +596,43 @@ class _Failure:
     """Why one endpoint gave up."""
 
     endpoint: str
-    kind: str  # "status", "timeout", "runtime", "connection", "hard", "redirect"
-    detail: str  # e.g. "429 Too Many Requests", "Connection refused"
+    # "status", "timeout", "deadline", "runtime", "connection", "hard", "redirect",
+    # "data" (the answer does not parse), "later" (Retry-After beyond the deadline)
+    kind: str
+    detail: str  # e.g. "429 Too Many Requests", "Connection refused", "0.3 s"
     tries: int
+    out_of_time: str = ""  # set when the deadline left no time for another try
 
-    def describe(self, timeout: float) -> str:
+    def describe(self) -> str:
         tries = f"{self.tries} {'try' if self.tries == 1 else 'tries'}"
         url = self.endpoint
-        if self.kind == "status":
-            return f"Overpass at {url} answered {self.detail} after {tries}"
-        if self.kind == "timeout":
-            return f"Overpass at {url} timed out after {timeout:g} s ({tries})"
-        if self.kind == "runtime":
-            return f"Overpass at {url} reported '{self.detail}' after {tries}"
-        if self.kind == "connection":
-            return f"could not connect to Overpass at {url} ({self.detail}; {tries})"
-        if self.kind == "redirect":
-            return f"Overpass at {url} redirects to {self.detail}"
-        return f"Overpass at {url} answered {self.detail}"
+        text = {
+            "status": f"Overpass at {url} answered {self.detail} after {tries}",
+            "timeout": f"Overpass at {url} timed out after {self.detail} ({tries})",
+            "deadline": f"Overpass at {url} gave no complete answer within the {self.detail} "
+            f"deadline ({tries})",
+            "runtime": f"Overpass at {url} reported '{self.detail}' after {tries}",
+            "connection": f"could not connect to Overpass at {url} ({self.detail}; {tries})",
+            "redirect": f"Overpass at {url} redirects to {self.detail}",
+            "data": f"Overpass at {url} returned data that cannot be used ({self.detail}); "
+            "nothing was cached",
+            "later": f"Overpass at {url} answered {self.detail}",
+        }.get(self.kind, f"Overpass at {url} answered {self.detail}")
+        return text + self.out_of_time
 
     @property
     def hint(self) -> str:
         return {
             "status": "wait a few minutes, or pass --overpass-url to use another instance",
             "timeout": "try again later or raise --overpass-timeout",
+            "deadline": "try again later or raise --overpass-timeout",
             "runtime": "try a smaller area, raise --overpass-timeout, or try again later",
             "connection": "check your internet connection, or pass --overpass-url "
             "to use another instance",
             "redirect": "pass the new URL with --overpass-url",
             "hard": "check the Overpass URL (--overpass-url)",
+            "data": "try again later, or pass --overpass-url to use another instance",
+            "later": "try again then, or pass --overpass-url to use another instance",
         }[self.kind]
 
 
@@ -613,26 +642,6 @@ def _status_text(code: int, reason: str | None = None) -> str:
     except ValueError:
         phrase = reason or ""
     return f"{code} {phrase}".strip()
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        seconds = (when - datetime.now(UTC)).total_seconds()
-    if not math.isfinite(seconds):
-        return None
-    return max(0.0, seconds)
 
 
 def _overpass_error_text(body: bytes) -> str:
@@ -650,26 +659,31 @@ def _overpass_error_text(body: bytes) -> str:
     return _one_line(plain, 200) or "(empty body)"
 
 
-def _is_timeout(exc: BaseException) -> bool:
-    if isinstance(exc, TimeoutError):
-        return True
-    return isinstance(exc, urllib.error.URLError) and isinstance(exc.reason, TimeoutError)
+def _checked(data: dict[str, Any]) -> dict[str, Any]:
+    """The answer itself, once :func:`parse_overpass_json` accepts it."""
+    parse_overpass_json(data)
+    return data
 
 
 class OverpassClient:
-    """Query Overpass with retries, endpoint fallback and an on-disk cache.
+    """Query Overpass with retries, endpoint fallback, a deadline and an on-disk cache.
 
     Parameters
     ----------
     endpoints : sequence of str
         Interpreter URLs (``.../api/interpreter``), tried in order.
     timeout : float
-        Socket timeout per request, in seconds.
+        The deadline of one call (:meth:`fetch`), in seconds: every try at every
+        endpoint and every wait between them must end within it, however slowly a
+        server sends. A ``Retry-After`` beyond what is left fails that endpoint at once.
+    try_timeout : float, optional
+        A shorter limit for each single try, after which the try is abandoned and
+        retried (default: none, a try may use what is left of ``timeout``).
     max_tries : int
         Requests per endpoint before moving on to the next one.
     backoff, max_backoff : float
         The wait before retry ``k`` (0-based) is ``min(backoff * 2**k, max_backoff)``
-        seconds; a ``Retry-After`` header replaces it (still capped).
+        seconds; a ``Retry-After`` header replaces it (honoured as sent).
     cache_dir : pathlib.Path, optional
         Where responses are cached; ``None`` means :func:`default_cache_dir`.
     use_cache : bool
@@ -679,7 +693,13 @@ class OverpassClient:
     sleep : callable
         Called with the number of seconds to wait between tries.
     log : callable, optional
-        Receives short progress messages (retries, cache hits).
+        Receives short progress messages (cache hits, fallbacks; and the waits, unless
+        ``notify`` is given).
+    notify : callable, optional
+        Receives one line for each wait: a request still unanswered after a second,
+        a pause before a retry, a dropped cache entry.
+    status : callable, optional
+        Receives a status line to draw in place while waiting (None clears it).
 
     Raises
     ------
@@ -692,7 +712,8 @@ class OverpassClient:
         self,
         endpoints: Sequence[str] = DEFAULT_ENDPOINTS,
         *,
-        timeout: float = 180.0,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        try_timeout: float | None = None,
         max_tries: int = 4,
         backoff: float = 2.0,
         max_backoff: float = 120.0,
@@ -701,6 +722,8 @@ class OverpassClient:
         user_agent: str = DEFAULT_USER_AGENT,
         sleep: Callable[[float], None] = time.sleep,
         log: Callable[[str], None] | None = None,
+        notify: Callable[[str], None] | None = None,
+        status: Callable[[str | None], None] | None = None,
     ) -> None:
         if isinstance(endpoints, str):
             endpoints = (endpoints,)
@@ -715,15 +738,17 @@ class OverpassClient:
                     f"Overpass URL {url!r} is not an http(s) URL; expected something like "
                     "https://overpass-api.de/api/interpreter"
                 )
-        if not (timeout > 0 and math.isfinite(timeout)):
-            raise InputError(
-                f"Overpass timeout must be a positive number of seconds, not {timeout}"
-            )
+        for value in (timeout, try_timeout):
+            if value is not None and not (value > 0 and math.isfinite(value)):
+                raise InputError(
+                    f"Overpass timeout must be a positive number of seconds, not {value}"
+                )
         if max_tries < 1:
             raise InputError(f"Overpass max tries must be at least 1, not {max_tries}")
         if backoff < 0 or max_backoff < 0:
             raise InputError("Overpass backoff times cannot be negative")
         self.timeout = float(timeout)
+        self.try_timeout = float(try_timeout) if try_timeout is not None else None
         self.max_tries = int(max_tries)
         self.backoff = float(backoff)
         self.max_backoff = float(max_backoff)
@@ -732,6 +757,8 @@ class OverpassClient:
         self.user_agent = user_agent
         self._sleep = sleep
         self._log = log
+        self._waits = Waits(say=notify or log, show=status)
+        self._cache = JsonCache(self.cache_dir, log=log, warn=notify or log)
         self._opener = urllib.request.build_opener(_NoRedirect)
 
     # -- public --------------------------------------------------------------
@@ -749,11 +776,13 @@ class OverpassClient:
         pathlib.Path
             The cache file (which may not exist).
         """
-        digest = hashlib.sha256(query.encode("utf-8")).hexdigest()
-        return self.cache_dir / f"{digest}.json"
+        return self._cache.path(query)
 
     def fetch(self, query: str) -> dict[str, Any]:
         """Run ``query`` and return Overpass's JSON response.
+
+        The answer is cached only once :func:`parse_overpass_json` accepts it; a
+        cached answer it rejects is dropped and fetched again.
 
         Parameters
         ----------
@@ -770,29 +799,56 @@ class OverpassClient:
         ------
         OverpassError
             One line naming the endpoint(s), what went wrong and the fix, when
-            every endpoint failed, Overpass rejected the query (HTTP 400), or the
-            answer is not Overpass JSON.
+            every endpoint failed or the deadline passed, Overpass rejected the query
+            (HTTP 400), or the answer is not Overpass JSON or holds unusable data.
         """
-        path = self.cache_path(query)
+        return self.fetch_parsed(query, _checked)
+
+    def fetch_parsed(self, query: str, parse: Callable[[dict[str, Any]], T]) -> T:
+        """Run ``query`` and return ``parse(answer)``; cache the answer only if it parses.
+
+        Parameters
+        ----------
+        query : str
+            Overpass QL asking for JSON output.
+        parse : callable
+            Turns the decoded answer into what the caller needs, raising
+            :class:`~stations_generator.errors.InputError` for data it cannot use
+            (e.g. :func:`parse_overpass_json`). An answer it rejects is never
+            cached: from the network it fails that endpoint (the next one is tried),
+            from the cache the entry is dropped and fetched again.
+
+        Returns
+        -------
+        object
+            What ``parse`` returned.
+
+        Raises
+        ------
+        OverpassError
+            See :meth:`fetch`.
+        """
         if self.use_cache:
-            cached = self._read_cache(path)
-            if cached is not None:
-                return cached
+            hit = self._cache.load(query, parse, "Overpass response")
+            if hit is not None:
+                return hit[0]
+        deadline = Deadline(self.timeout)
         failures: list[_Failure] = []
         for index, endpoint in enumerate(self.endpoints):
-            outcome = self._fetch_from(endpoint, query)
+            if failures and deadline.expired:
+                failures[-1].out_of_time = "; no time was left for the other instances"
+                break
+            outcome = self._fetch_from(endpoint, query, deadline, parse)
             if isinstance(outcome, _Failure):
                 failures.append(outcome)
-                if index + 1 < len(self.endpoints):
-                    self._say(
-                        f"{outcome.describe(self.timeout)}; trying {self.endpoints[index + 1]}"
-                    )
+                if index + 1 < len(self.endpoints) and not deadline.expired:
+                    self._say(f"{outcome.describe()}; trying {self.endpoints[index + 1]}")
                 continue
-            data, raw = outcome
+            result, raw = outcome
             if self.use_cache:
-                self._write_cache(path, raw)
-            return data
-        parts = [failure.describe(self.timeout) for failure in failures]
+                self._cache.store(query, raw)
+            return result
+        parts = [failure.describe() for failure in failures]
         hints = list(dict.fromkeys(failure.hint for failure in failures))
         raise OverpassError("; ".join(parts) + "; " + "; ".join(hints) + ".")
 
@@ -814,7 +870,7 @@ class OverpassClient:
         OverpassError
             See :meth:`fetch`.
         """
-        return parse_overpass_json(self.fetch(query))
+        return self.fetch_parsed(query, parse_overpass_json)
 
     # -- internals -----------------------------------------------------------
 
@@ -824,11 +880,11 @@ class OverpassClient:
 
     def _wait(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
-            return min(retry_after, self.max_backoff)
+            return retry_after  # the server's own word; a deadline check follows
         return min(self.backoff * 2 ** (attempt - 1), self.max_backoff)
 
-    def _post(self, endpoint: str, query: str) -> tuple[int, Mapping[str, str], bytes]:
-        """One POST; returns (status, headers, body) for any HTTP status."""
+    def _post(self, endpoint: str, query: str, deadline: Deadline) -> Reply:
+        """One POST, bounded by the call's deadline (and ``try_timeout``)."""
         request = urllib.request.Request(
             endpoint,
             data=urllib.parse.urlencode({"data": query}).encode("utf-8"),
@@ -839,60 +895,71 @@ class OverpassClient:
             },
             method="POST",
         )
-        try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                return response.status, response.headers, response.read()
-        except urllib.error.HTTPError as exc:
-            with exc:
-                try:
-                    body = exc.read()
-                except (OSError, http.client.HTTPException):
-                    body = b""
-            return exc.code, exc.headers, body
+        limit = deadline.remaining()
+        if self.try_timeout is not None and self.try_timeout < limit:
+            try:
+                return exchange(
+                    self._opener,
+                    request,
+                    Deadline(self.try_timeout),
+                    label=f"Overpass at {endpoint}",
+                    waits=self._waits,
+                )
+            except DeadlineExceeded:
+                raise _TryTimeout from None
+        return exchange(
+            self._opener, request, deadline, label=f"Overpass at {endpoint}", waits=self._waits
+        )
 
-    def _fetch_from(self, endpoint: str, query: str) -> tuple[dict[str, Any], bytes] | _Failure:
-        """Up to ``max_tries`` requests to one endpoint."""
+    def _fetch_from(
+        self, endpoint: str, query: str, deadline: Deadline, parse: Callable[[dict[str, Any]], T]
+    ) -> tuple[T, bytes] | _Failure:
+        """Up to ``max_tries`` requests to one endpoint, within ``deadline``."""
         for attempt in range(1, self.max_tries + 1):
             retry_after: float | None = None
             try:
-                status, headers, body = self._post(endpoint, query)
+                reply = self._post(endpoint, query, deadline)
+            except _TryTimeout:
+                assert self.try_timeout is not None
+                failure = _Failure(endpoint, "timeout", f"{self.try_timeout:g} s", attempt)
+                what = f"timed out after {self.try_timeout:g} s"
+            except DeadlineExceeded:
+                return _Failure(endpoint, "deadline", f"{self.timeout:g} s", attempt)
             except Exception as exc:  # classified below; anything else re-raised
-                if _is_timeout(exc):
-                    failure = _Failure(endpoint, "timeout", f"{self.timeout:g} s", attempt)
-                    what = f"timed out after {self.timeout:g} s"
-                elif isinstance(exc, urllib.error.URLError | OSError | http.client.HTTPException):
-                    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-                    detail = _one_line(
-                        getattr(reason, "strerror", None) or str(reason) or type(reason).__name__,
-                        120,
-                    )
-                    failure = _Failure(endpoint, "connection", detail, attempt)
-                    if isinstance(reason, ConnectionRefusedError | socket.gaierror):
-                        return failure  # nothing listens there: next endpoint
-                    what = f"connection error ({detail})"
-                else:
+                classified = network_failure(exc)
+                if classified is None:
                     raise
+                kind, detail = classified
+                failure = _Failure(endpoint, "connection", detail, attempt)
+                if kind == "unreachable":
+                    return failure  # nothing listens there: next endpoint
+                what = f"connection error ({detail})"
             else:
+                status = reply.status
                 if 200 <= status < 300:
-                    data = self._decode(endpoint, body)
+                    data = self._decode(endpoint, reply.body)
                     remark = _runtime_error(data)
                     if remark is None:
-                        return data, body
+                        try:
+                            return parse(data), reply.body
+                        except InputError as exc:
+                            detail = _one_line(str(exc), 200)
+                            return _Failure(endpoint, "data", detail, attempt)
                     failure = _Failure(endpoint, "runtime", remark, attempt)
                     what = f"'{remark}'"
                 elif status in RETRY_STATUSES:
                     text = _status_text(status)
                     failure = _Failure(endpoint, "status", text, attempt)
                     what = text
-                    retry_after = _retry_after(headers.get("Retry-After"))
+                    retry_after = parse_retry_after(reply.headers.get("Retry-After"))
                 elif status == 400:
                     raise OverpassError(
                         f"Overpass at {endpoint} rejected the query (400 Bad Request): "
-                        f"{_overpass_error_text(body)}; check any custom tag filter or "
+                        f"{_overpass_error_text(reply.body)}; check any custom tag filter or "
                         "Overpass QL you passed"
                     )
                 elif 300 <= status < 400:
-                    location = headers.get("Location") or "another URL"
+                    location = reply.headers.get("Location") or "another URL"
                     return _Failure(
                         endpoint, "redirect", urllib.parse.urljoin(endpoint, location), attempt
                     )
@@ -901,11 +968,27 @@ class OverpassClient:
             if attempt == self.max_tries:
                 return failure
             wait = self._wait(attempt, retry_after)
-            self._say(
+            left = deadline.remaining()
+            if wait > left:
+                if retry_after is not None:
+                    return _Failure(
+                        endpoint,
+                        "later",
+                        f"{failure.detail} and asks to be asked again "
+                        f"{come_back_at(retry_after)}, beyond the {self.timeout:g} s deadline "
+                        "(--overpass-timeout)",
+                        attempt,
+                    )
+                failure.out_of_time = (
+                    f"; the next try would start after the {self.timeout:g} s deadline"
+                )
+                return failure
+            self._waits.pause(
+                wait,
                 f"Overpass {what} at {endpoint}, retrying in {wait:.1f} s "
-                f"(try {attempt + 1}/{self.max_tries})"
+                f"(try {attempt + 1}/{self.max_tries})",
+                self._sleep,
             )
-            self._sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _decode(self, endpoint: str, body: bytes) -> dict[str, Any]:
@@ -926,42 +1009,6 @@ class OverpassClient:
             )
         return data
 
-    def _read_cache(self, path: Path) -> dict[str, Any] | None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError) as exc:
-            self._say(f"ignoring unreadable Overpass cache file {path} ({exc})")
-            return None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError:
-            data = None
-        if (
-            not isinstance(data, dict)
-            or _shape_problem(data) is not None
-            or _runtime_error(data) is not None
-        ):
-            self._say(f"ignoring corrupt Overpass cache file {path}")
-            return None
-        self._say(f"Overpass response from cache {path}")
-        return data
 
-    def _write_cache(self, path: Path, raw: bytes) -> None:
-        tmp: str | None = None
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(raw)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-            tmp = None
-        except OSError as exc:
-            self._say(f"could not write Overpass cache file {path} ({exc})")
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+class _TryTimeout(Exception):
+    """One try outlived ``try_timeout`` (the call's deadline may leave time for more)."""

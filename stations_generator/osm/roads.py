@@ -10,8 +10,10 @@ any node is missing (``clipped="drop"``). They are written to a temporary
 ``.osm`` XML file that :func:`osmnx.graph_from_xml` turns into a simplified
 graph with osmnx's own conventions (one-way handling, edge lengths).
 
-Online (:func:`fetch_drive_graph`): osmnx's own Overpass download,
-:func:`osmnx.graph_from_polygon` with ``network_type="drive"``, cached on disk.
+Online (:func:`fetch_drive_graph`): the drivable ways of the play area and their
+nodes from Overpass (:func:`road_query`), through the package's Overpass client (its
+deadline, retries, wait messages and validated cache; osmnx's own download retried a
+busy server without end), then the same graph building as an extract's.
 
 Either way, :func:`stations_generator.core.drive.add_travel_times` then adds
 ``speed_kph`` and ``travel_time`` to every edge.
@@ -19,7 +21,6 @@ Either way, :func:`stations_generator.core.drive.add_travel_times` then adds
 
 from __future__ import annotations
 
-import contextlib
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -32,15 +33,17 @@ import osmium.filter
 from shapely.geometry.base import BaseGeometry
 
 from ..core.drive import add_travel_times
-from ..errors import InputError, NoDataError, OverpassError
+from ..errors import InputError, NoDataError
 from .extracts import BBox, _check_bbox, _iterate, _open
-from .overpass import default_cache_dir
+from .overpass import OverpassClient, parse_overpass_json
+from .query import poly_filters
 
 __all__ = [
     "DRIVABLE_HIGHWAYS",
     "fetch_drive_graph",
     "is_drivable",
     "read_drive_graph",
+    "road_query",
 ]
 
 DRIVABLE_HIGHWAYS: frozenset[str] = frozenset(
@@ -144,7 +147,6 @@ def read_drive_graph(
     NoDataError
         If it holds no drivable road.
     """
-    import osmnx as ox
 
     source = _open(path)
     box = _check_bbox(bbox)
@@ -179,6 +181,16 @@ def read_drive_graph(
     if not ways:
         where = " inside the play area" if box is not None else ""
         raise NoDataError(f"'{name}' has no drivable roads{where}; give an extract that covers it")
+    graph = _graph_from_ways(nodes, ways)
+    graph.graph.update(source=name, ways=len(ways), trimmed_ways=trimmed, dropped_ways=dropped)
+    return add_travel_times(graph)
+
+
+def _graph_from_ways(
+    nodes: Mapping[int, tuple[float, float]], ways: list[tuple[int, list[int], dict[str, str]]]
+) -> nx.MultiDiGraph:
+    """osmnx's simplified graph of these ways (node id -> (lon, lat); (id, refs, tags))."""
+    import osmnx as ox
 
     with tempfile.TemporaryDirectory(prefix="stations-roads-") as tmp:
         xml = Path(tmp) / "roads.osm"
@@ -195,59 +207,73 @@ def read_drive_graph(
                 writer.add_way(osmium.osm.mutable.Way(id=wid, nodes=refs, tags=tags, version=1))
         finally:
             writer.close()
-        graph = ox.graph_from_xml(xml, retain_all=True)
-    graph.graph.update(source=name, ways=len(ways), trimmed_ways=trimmed, dropped_ways=dropped)
-    return add_travel_times(graph)
+        return ox.graph_from_xml(xml, retain_all=True)
 
 
-@contextlib.contextmanager
-def _osmnx_settings(**values: object) -> Iterator[None]:
-    import osmnx as ox
+def road_query(area: BaseGeometry, timeout_s: int = 180) -> str:
+    """The Overpass query for the drivable ways of ``area`` and their nodes.
 
-    old = {k: getattr(ox.settings, k) for k in values}
-    try:
-        for k, v in values.items():
-            setattr(ox.settings, k, v)
-        yield
-    finally:
-        for k, v in old.items():
-            setattr(ox.settings, k, v)
-
-
-def default_roads_cache_dir() -> Path:
-    """Where osmnx caches its Overpass responses for road graphs.
+    Parameters
+    ----------
+    area : shapely Polygon or MultiPolygon
+        WGS84 lon/lat.
+    timeout_s : int
+        Overpass's own ``[timeout:]``.
 
     Returns
     -------
-    Path
-        ``osmnx`` next to the Overpass cache (see
-        :func:`stations_generator.osm.overpass.default_cache_dir`).
+    str
+        Ways whose ``highway`` is in :data:`DRIVABLE_HIGHWAYS` within the area's
+        covering rings, then their nodes (``(._;>;); out;``).
     """
-    return default_cache_dir().parent / "osmnx"
+    highways = "|".join(sorted(DRIVABLE_HIGHWAYS))
+    lines = [f"[out:json][timeout:{int(timeout_s)}];", "("]
+    lines += [f'  way["highway"~"^({highways})$"]({poly});' for poly in poly_filters(area)]
+    lines += [");", "(._;>;);", "out;", ""]
+    return "\n".join(lines)
+
+
+def _road_ways(data: dict) -> tuple[dict[int, tuple[float, float]], list]:
+    """Nodes and drivable ways of an answer to :func:`road_query` (InputError if broken)."""
+    nodes = {e.osm_id: (e.lon, e.lat) for e in parse_overpass_json(data) if e.osm_type == "node"}
+    ways = []
+    for element in data.get("elements", []):
+        if element.get("type") != "way":
+            continue
+        refs, tags = element.get("nodes"), element.get("tags") or {}
+        key = f"way/{element.get('id')}"
+        if not isinstance(refs, list) or not all(
+            isinstance(r, int) and not isinstance(r, bool) for r in refs
+        ):
+            raise InputError(f"{key} has no list of node ids")
+        if not isinstance(tags, dict):
+            raise InputError(f"{key} has tags that are not an object")
+        tags = {str(k): str(v) for k, v in tags.items()}
+        missing = [r for r in refs if r not in nodes]
+        if missing:
+            raise InputError(f"{key} refers to node/{missing[0]}, which the answer lacks")
+        if len(refs) >= 2 and is_drivable(tags):
+            ways.append((int(element["id"]), refs, tags))
+    return nodes, ways
 
 
 def fetch_drive_graph(
     polygon: BaseGeometry,
     *,
-    cache_dir: Path | None = None,
-    use_cache: bool = True,
-    overpass_url: str | None = None,
-    timeout: float = 180.0,
+    client: OverpassClient | None = None,
 ) -> nx.MultiDiGraph:
-    """Download the drivable road graph of a play area with osmnx (online).
+    """Download the drivable road graph of a play area from Overpass (online).
+
+    The query (:func:`road_query`) goes through the Overpass client, so the download
+    has its deadline, retries, wait messages and validated cache; the ways then become
+    a graph exactly as an extract's do in :func:`read_drive_graph`.
 
     Parameters
     ----------
     polygon : shapely Polygon or MultiPolygon
         The play area, WGS84 lon/lat.
-    cache_dir : Path, optional
-        osmnx's response cache [default: :func:`default_roads_cache_dir`].
-    use_cache : bool
-        Read and write that cache.
-    overpass_url : str, optional
-        An Overpass API base URL (``https://…/api``) instead of osmnx's default.
-    timeout : float
-        Seconds to wait for Overpass.
+    client : OverpassClient, optional
+        [default: the public instances, the user cache dir, a 300 s deadline].
 
     Returns
     -------
@@ -257,31 +283,15 @@ def fetch_drive_graph(
     Raises
     ------
     OverpassError
-        If the download fails.
+        If the download fails, passes its deadline or returns unusable data.
     NoDataError
         If the area has no drivable road.
     """
-    import osmnx as ox
-    import requests
-
-    settings: dict[str, object] = {
-        "use_cache": use_cache,
-        "cache_folder": str(cache_dir or default_roads_cache_dir()),
-        "requests_timeout": timeout,
-    }
-    if overpass_url:
-        settings["overpass_url"] = overpass_url.rstrip("/").removesuffix("/interpreter")
-    try:
-        with _osmnx_settings(**settings):
-            graph = ox.graph_from_polygon(polygon, network_type="drive", retain_all=True)
-    except ox._errors.InsufficientResponseError as exc:
-        raise NoDataError(f"no drivable roads in the play area ({exc})") from None
-    except (requests.RequestException, ox._errors.ResponseStatusCodeError) as exc:
-        raise OverpassError(
-            f"could not download the road network from Overpass ({exc}); "
-            "try again later, or give an extract with --osm"
-        ) from None
-    except ValueError as exc:
-        raise InputError(f"cannot fetch roads for this play area ({exc})") from None
-    graph.graph.update(source="Overpass (osmnx)")
+    client = client or OverpassClient()
+    nodes, ways = client.fetch_parsed(road_query(polygon), _road_ways)
+    if not ways:
+        raise NoDataError("no drivable roads in the play area (Overpass found none)")
+    used = {ref for _, refs, _ in ways for ref in refs}
+    graph = _graph_from_ways({k: v for k, v in nodes.items() if k in used}, ways)
+    graph.graph.update(source="Overpass", ways=len(ways), trimmed_ways=0, dropped_ways=0)
     return add_travel_times(graph)

@@ -18,6 +18,7 @@ from ..catalogue import Catalogue
 from ..errors import InputError, NoDataError
 from . import extracts, overpass
 from .elements import OsmElement
+from .nominatim import NominatimClient
 from .query import build_query, relation_query
 
 JSON_SUFFIXES = (".json",)
@@ -100,19 +101,28 @@ def read_files(
 def fetch_overpass(
     client: overpass.OverpassClient, area: BaseGeometry, catalogue: Catalogue, *, water: bool = True
 ) -> OsmData:
-    """Fetch candidates (and water) for ``area`` with one batched Overpass query."""
-    raw = client.fetch(build_query(area, catalogue, water=water))
-    data = OsmData(sources=["Overpass"])
-    data.elements = [e for e in overpass.parse_overpass_json(raw) if catalogue.keeps(e.tags)]
-    if water:
-        data.water = overpass.water_polygons_from_overpass_json(raw)
-    return data
+    """Fetch candidates (and water) for ``area`` with one batched Overpass query.
+
+    The answer is parsed before it is cached, so an answer this parse rejects is
+    never cached (see :meth:`OverpassClient.fetch_parsed`).
+    """
+
+    def parse(raw: dict) -> OsmData:
+        data = OsmData(sources=["Overpass"])
+        data.elements = [e for e in overpass.parse_overpass_json(raw) if catalogue.keeps(e.tags)]
+        if water:
+            data.water = overpass.water_polygons_from_overpass_json(raw)
+        return data
+
+    return client.fetch_parsed(build_query(area, catalogue, water=water), parse)
 
 
 def fetch_relation_area(client: overpass.OverpassClient, relation_id: int) -> BaseGeometry:
     """The polygon of an OSM relation (``--osm-relation``), assembled from its member ways."""
-    raw = client.fetch(relation_query(relation_id))
-    polygons = overpass.water_polygons_from_overpass_json(_as_multipolygon(raw))
+    polygons = client.fetch_parsed(
+        relation_query(relation_id),
+        lambda raw: overpass.water_polygons_from_overpass_json(_as_multipolygon(raw)),
+    )
     if not polygons:
         raise NoDataError(
             f"OSM relation {relation_id} has no closed outer ring; is it an area (boundary or multipolygon)?"
@@ -124,59 +134,42 @@ def _as_multipolygon(raw: dict) -> dict:
     """Let the multipolygon assembler treat a boundary relation like a multipolygon."""
     elements = []
     for el in raw.get("elements", []):
-        if el.get("type") == "relation":
-            el = {**el, "tags": {**el.get("tags", {}), "type": "multipolygon"}}
+        # Anything not shaped as expected is left to the parser to report.
+        if isinstance(el, dict) and el.get("type") == "relation":
+            tags = el.get("tags", {})
+            if isinstance(tags, dict):
+                el = {**el, "tags": {**tags, "type": "multipolygon"}}
         elements.append(el)
     return {**raw, "elements": elements}
 
 
-def geocode_place(name: str) -> BaseGeometry:
-    """The polygon of a named place via Nominatim (osmnx.geocode_to_gdf), for ``--place``.
+def geocode_place(name: str, client: NominatimClient | None = None) -> BaseGeometry:
+    """The polygon of a named place via Nominatim, for ``--place``.
 
     Parameters
     ----------
     name : str
         The place, as you would type it into openstreetmap.org's search.
+    client : NominatimClient, optional
+        With its deadline, cache and wait reporting [default: a client for
+        ``STATIONS_GENERATOR_NOMINATIM_URL``, else nominatim.openstreetmap.org].
 
     Returns
     -------
     shapely Polygon or MultiPolygon
-        The first (Multi)Polygon result, normalised.
+        The first (Multi)Polygon result by importance, normalised.
 
     Raises
     ------
     InputError
-        If Nominatim finds nothing, answers with an error, or finds no area.
+        If Nominatim finds nothing, or finds no area.
+    NominatimError
+        If Nominatim cannot be reached, answers with an error, or stays busy past
+        the deadline (a network failure: exit 4, as for Overpass).
 
     Notes
     -----
-    ``STATIONS_GENERATOR_NOMINATIM_URL`` names another Nominatim instance. osmnx caches
-    the answer in ``osmnx`` beside the Overpass cache (not in ``./cache``, its default);
-    its settings are restored afterwards.
+    The answer is cached in ``nominatim`` beside the Overpass cache
+    (:func:`~stations_generator.osm.nominatim.default_nominatim_cache_dir`).
     """
-    import os
-
-    import osmnx
-
-    settings = {"cache_folder": str(overpass.default_cache_dir().parent / "osmnx")}
-    url = os.environ.get("STATIONS_GENERATOR_NOMINATIM_URL")
-    if url:
-        settings["nominatim_url"] = url
-    saved = {key: getattr(osmnx.settings, key) for key in settings}
-    try:
-        for key, value in settings.items():
-            setattr(osmnx.settings, key, value)
-        frame = osmnx.geocode_to_gdf(name)
-    except Exception as exc:  # osmnx raises InsufficientResponseError, HTTP errors...
-        raise InputError(
-            f"could not find a polygon for place {name!r} ({exc}); try --osm-relation ID"
-        ) from None
-    finally:
-        for key, value in saved.items():
-            setattr(osmnx.settings, key, value)
-    geom = frame.geometry.iloc[0]
-    if geom.geom_type not in ("Polygon", "MultiPolygon"):
-        raise InputError(
-            f"place {name!r} is a {geom.geom_type}, not an area; try --osm-relation ID"
-        )
-    return shapely.normalize(geom)
+    return (client or NominatimClient()).place_polygon(name)
