@@ -11,6 +11,7 @@ import click
 
 from . import __version__
 from .errors import UserError
+from .params import METRES, SECONDS
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -211,21 +212,21 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
 @click.option("--no-transit", is_flag=True, help="Leave out real transit stations.")
 @click.option(
     "--min-spacing",
-    type=click.FloatRange(min=1),
+    type=METRES(min=1),
     default=300.0,
     show_default=True,
     help="Metres between stations of one cluster.",
 )
 @click.option(
     "--cluster-gap",
-    type=click.FloatRange(min=1),
+    type=METRES(min=1),
     default=1000.0,
     show_default=True,
     help="Metres between stations of different clusters.",
 )
 @click.option(
     "--cluster-radius",
-    type=click.FloatRange(min=0),
+    type=METRES(min=0),
     help="Metres from a cluster's first station to its others [default: the game size's hiding radius].",
 )
 @click.option(
@@ -240,7 +241,7 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
 )
 @click.option(
     "--density-radius",
-    type=click.FloatRange(min=1),
+    type=METRES(min=1),
     default=1609.0,
     show_default=True,
     help="Metres for the nearby count that sets the wait tier.",
@@ -290,7 +291,7 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
 )
 @click.option(
     "--overpass-timeout",
-    type=click.FloatRange(min=1),
+    type=SECONDS(min=1),
     default=300.0,
     show_default=True,
     help="Deadline in seconds for each Overpass (and --place Nominatim) request: every try, "

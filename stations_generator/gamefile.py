@@ -35,7 +35,6 @@ nearest the seeker unless ``"seeker_station": "node/…"`` names it.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -49,6 +48,7 @@ import shapely
 from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
+from . import jsonio, schemas
 from .catalogue import Catalogue, load_catalogue
 from .core.antimeridian import centre_lon, join_antimeridian, to_window, wrap_lon
 from .core.features import GeodesicFeatures, PlaceIndex, unit_vectors
@@ -78,10 +78,13 @@ from .osm import extracts, overpass
 from .osm import filters as osm_filters
 from .osm.elements import OsmElement
 from .osm.routes import Route, read_routes, routes_serving
+from .params import HALF_EARTH_M
 from .playarea import load_polygons, parse_polygons
+from .stationfile import read_station_map
 from .taibeled_game import MapSources
 
 FORMAT = "stations-generator-game/1"
+MAX_GAME_BYTES = 64 * 1024**2
 DEFAULT_STATION_CATEGORIES = ("train_station", "train_halt", "tram_stop")
 # The first read reaches this far beyond the play area; places, lines and zones farther
 # out are read too when the geometry needs them (OsmContext.places / features).
@@ -96,11 +99,19 @@ _UNITS = {"m": 1.0, "km": 1000.0, "mi": 1609.344, "mile": 1609.344, "miles": 160
 def parse_distance(value: Any, what: str = "distance") -> float:
     """Metres from a number or a string like ``"2 km"`` / ``"0.25 mi"``."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", str(value))
-    if not m or m.group(2).lower() not in ("", *_UNITS):
-        raise InputError(f'cannot read {what} {value!r}; write e.g. 500, "500 m", "2 km" or "3 mi"')
-    return float(m.group(1)) * _UNITS.get(m.group(2).lower() or "m", 1.0)
+        metres = float(value)
+    else:
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", str(value))
+        if not m or m.group(2).lower() not in ("", *_UNITS):
+            raise InputError(
+                f'cannot read {what} {value!r}; write e.g. 500, "500 m", "2 km" or "3 mi"'
+            )
+        metres = float(m.group(1)) * _UNITS.get(m.group(2).lower() or "m", 1.0)
+    if not math.isfinite(metres) or not 0 < metres <= HALF_EARTH_M:
+        raise InputError(
+            f"{what} {value!r} is not a distance on Earth; give more than 0 and at most 20000 km"
+        )
+    return metres
 
 
 def parse_lat_lon(value: Any, what: str) -> tuple[float, float]:
@@ -113,8 +124,10 @@ def parse_lat_lon(value: Any, what: str) -> tuple[float, float]:
         raise InputError(f'{what} must be {{"lat": …, "lon": …}} or "LAT,LON", got {value!r}')
     try:
         lat, lon = float(lat), float(lon)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InputError(f"{what}: coordinates {value!r} are not numbers") from None
+    if not (math.isfinite(lat) and math.isfinite(lon)):
+        raise InputError(f"{what}: coordinates {value!r} are not finite numbers; give LAT,LON")
     if abs(lat) > 90:
         hint = " — latitude and longitude look swapped" if abs(lon) <= 90 else ""
         raise InputError(f"{what}: latitude {lat:g} is out of range{hint}")
@@ -227,8 +240,10 @@ class OsmContext:
         for f in self.files:
             path = Path(f)
             if str(path).lower().endswith(".json"):
-                found = overpass.parse_overpass_json(overpass.read_overpass_json_file(path))
-                found = [e for e in found if self._keep(e.tags)]
+                raw = overpass.read_overpass_json_file(
+                    path, keep=lambda el: bool(el.get("tags")) and self._keep(el["tags"])
+                )
+                found = [e for e in overpass.parse_overpass_json(raw) if self._keep(e.tags)]
             else:
                 found = [
                     e
@@ -501,32 +516,17 @@ class OsmContext:
         )
 
     def stations_from_file(self, path: Path) -> list[Station]:
-        """Stations from a stations.geojson written by ``generate`` (or any GeoJSON points)."""
-        try:
-            data = json.loads(Path(path).read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(
-                f"cannot read stations file {Path(path).name!r} ({exc}); give a stations.geojson"
-            ) from None
+        """Stations from a stations.geojson written by ``generate`` (the one station-map reader)."""
+        station_map = read_station_map(path)
         out = []
-        for f in data.get("features", []):
-            geom, props = f.get("geometry") or {}, f.get("properties") or {}
-            if geom.get("type") != "Point" or props.get("role", "station") != "station":
-                continue
-            lon, lat = geom["coordinates"][:2]
-            lon = wrap_lon(float(lon), self.centre)
-            sid = str(props.get("id") or f.get("id") or f"point/{len(out)}")
+        for st, props in zip(station_map.stations, station_map.properties, strict=True):
             tags = {}
-            cat = props.get("category")
-            if cat in self.catalogue:
-                first = self.catalogue[cat].match[0]
+            if st.category in self.catalogue:
+                first = self.catalogue[st.category].match[0]
                 tags = {c.key: c.value for c in first if c.op == "="}
             osm_id = props.get("osm_id") if props.get("osm_type") == "node" else None
-            out.append(
-                self._station(sid, str(props.get("name", "")), float(lon), float(lat), tags, osm_id)
-            )
-        if not out:
-            raise InputError(f"stations file {Path(path).name!r} has no station points")
+            lon = wrap_lon(st.lon, self.centre)
+            out.append(self._station(st.id, st.name, lon, st.lat, tags, osm_id))
         return out
 
     def station_near(
@@ -667,17 +667,24 @@ def _resolve(base: Path, value: str) -> Path:
 
 
 def _read_game_data(path: Path) -> Any:
+    """The parsed game file: JSON, or a share link / bare ``hzc`` code (checked, bounded)."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"game file {path.name!r} does not exist; check the path")
-    text = path.read_text("utf-8").strip()
+    if path.is_dir():
+        raise InputError(f"game file {path.name!r} is a folder; give a GAME.json")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_GAME_BYTES:
+        raise InputError(
+            f"{path.name} is {len(raw) / 1024**2:.0f} MiB, more than the "
+            f"{MAX_GAME_BYTES / 1024**2:.0f} MiB accepted for a game file"
+        )
+    text = jsonio.decode_text(raw, path.name).strip()
     if text.startswith("{") or text.startswith("["):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"{path.name!r} is not valid JSON (line {exc.lineno}); give a GAME.json"
-            ) from None
+        return jsonio.loads(text, path.name, "a game file")
     from . import taibeled
 
     if "hzc=" not in text and not re.fullmatch(r"[A-Za-z0-9_\-]+=*", text):
@@ -734,9 +741,21 @@ def load_cost_questions(path: Path, sources: MapSources | None = None) -> list[Q
     return cost_questions(data)
 
 
+def _check_positions(questions: Sequence[dict]) -> None:
+    """Points and distances of every question, checked before any OSM data is read."""
+    for k, raw in enumerate(questions, 1):
+        for key in ("seeker", "start", "end"):
+            if key in raw:
+                parse_lat_lon(raw[key], f"question {k} {key}")
+        for key in ("radius", "distance"):
+            if key in raw:
+                parse_distance(raw[key], f"question {k} {key}")
+
+
 def _load_ours(
     data: dict, base: Path, sources: MapSources, source: str, warn: Callable[[str], None]
 ) -> LoadedGame:
+    jsonio.validate(data, schemas.GAME, source)
     area_spec = data.get("play_area")
     if sources.play_area is not None:
         area = load_polygons(sources.play_area, warn)
@@ -748,6 +767,7 @@ def _load_ours(
         raise InputError(f"{source}: play_area must be a GeoJSON object or a file path")
     # The reader keeps an area across ±180° split there (RFC 7946); questions need it whole.
     area = join_antimeridian(area)
+    _check_positions(data.get("questions", []))
     files = list(sources.osm) or [_resolve(base, f) for f in data.get("osm", [])]
     context = OsmContext(area, files)
     try:

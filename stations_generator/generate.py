@@ -168,7 +168,7 @@ def _build(
 ) -> tuple[StationMap, str]:
     """Read the play area and the OSM data, pick the stations (the map and its name)."""
     area, default_name = _play_area(request, console)
-    exclusions = [load_polygons(p, console.warn) for p in request.exclude_files]
+    exclusions = [load_polygons(p, console.warn, min_area_km2=0) for p in request.exclude_files]
 
     if request.osm_files:
         data = sources.read_files(

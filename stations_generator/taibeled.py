@@ -58,6 +58,7 @@ import shapely
 from shapely.geometry import Point, mapping, shape
 from shapely.geometry.base import BaseGeometry
 
+from . import jsonio, schemas
 from .core.questions import (
     NOT_WITHIN,
     MatchingNearestQuestion,
@@ -98,6 +99,11 @@ __all__ = [
     "parse_state",
     "to_model",
 ]
+
+
+#: Largest decompressed share link accepted (a state with a detailed country outline
+#: is ~2 MiB; a few kB of zlib can unpack to gigabytes).
+MAX_HZC_BYTES = 16 * 1024**2
 
 
 class TaibeledError(InputError):
@@ -731,7 +737,9 @@ def _settings(obj: dict, state: TaibeledState) -> None:
             state.extras[k] = copy.deepcopy(obj[k])
 
 
-def parse_state(obj: Any, *, require_answer: bool = True) -> TaibeledState:
+def parse_state(
+    obj: Any, *, require_answer: bool = True, source: str = "taibeled state"
+) -> TaibeledState:
     """Read a taibeled game state in either shape, a bare question list, or one question.
 
     Parameters
@@ -742,6 +750,8 @@ def parse_state(obj: Any, *, require_answer: bool = True) -> TaibeledState:
         plain GeoJSON Feature/geometry in lon/lat, a list of questions, or one question.
     require_answer : bool
         Passed to :func:`parse_question`.
+    source : str
+        How to name the input in messages (the file name).
 
     Returns
     -------
@@ -752,10 +762,11 @@ def parse_state(obj: Any, *, require_answer: bool = True) -> TaibeledState:
     TaibeledError
         If ``obj`` is none of these, or a question or setting is unreadable.
     """
+    if not isinstance(obj, dict | list):
+        raise TaibeledError(f"not a taibeled state or question: got {type(obj).__name__}")
+    jsonio.validate(obj, schemas.TAIBELED_STATE, source, TaibeledError)
     if isinstance(obj, list):
         return TaibeledState(questions=_questions(obj, require_answer))
-    if not isinstance(obj, dict):
-        raise TaibeledError(f"not a taibeled state or question: got {type(obj).__name__}")
     if "type" not in obj and ("id" in obj or "data" in obj):
         return TaibeledState(questions=[parse_question(obj, require_answer=require_answer)])
     gtype = obj.get("type")
@@ -962,7 +973,14 @@ def decode_hzc(link_or_code: str) -> dict:
     except (binascii.Error, ValueError):
         raise TaibeledError("malformed share link: the hzc code is not base64url") from None
     try:
-        text_json = zlib.decompress(raw).decode("utf-8")
+        inflater = zlib.decompressobj()
+        unpacked = inflater.decompress(raw, MAX_HZC_BYTES + 1)
+        if len(unpacked) > MAX_HZC_BYTES or inflater.unconsumed_tail:
+            raise TaibeledError(
+                f"malformed share link: it unpacks to more than {MAX_HZC_BYTES // 1024**2} MiB, "
+                "far more than any game state"
+            )
+        text_json = unpacked.decode("utf-8")
     except zlib.error:
         raise TaibeledError(
             "malformed share link: the hzc code is not zlib-compressed data"
@@ -972,10 +990,10 @@ def decode_hzc(link_or_code: str) -> dict:
             "malformed share link: the decompressed data is not UTF-8 text"
         ) from None
     try:
-        obj = json.loads(text_json)
-    except json.JSONDecodeError as exc:
+        obj = jsonio.loads(text_json, "the share link", "JSON")
+    except InputError as exc:
         raise TaibeledError(
-            f"malformed share link: the decompressed data is not JSON ({exc.msg})"
+            f"malformed share link: the decompressed data is not JSON ({exc})"
         ) from None
     if not isinstance(obj, dict):
         raise TaibeledError("malformed share link: the JSON is not an object")
@@ -1002,9 +1020,9 @@ def load_any(text: str) -> Any:
     stripped = str(text).strip()
     if stripped.startswith(("{", "[")):
         try:
-            return json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise TaibeledError(f"not valid JSON (line {exc.lineno}: {exc.msg})") from None
+            return jsonio.loads(stripped, "the text", "valid JSON")
+        except InputError as exc:
+            raise TaibeledError(str(exc)) from None
     return decode_hzc(stripped)
 
 

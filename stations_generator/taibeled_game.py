@@ -260,7 +260,7 @@ def load_taibeled_game(data: Any, sources: MapSources, source: str, warn: Callab
     from .catalogue import load_catalogue
     from .gamefile import LoadedGame, OsmContext, TaibeledResolver
 
-    state = taibeled.parse_state(data)
+    state = taibeled.parse_state(data, source=source)
     is_state = not (
         isinstance(data, list) or ("type" not in data and ("id" in data or "data" in data))
     )

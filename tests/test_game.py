@@ -278,3 +278,38 @@ def test_not_a_game_file(tmp_path):
 def test_zone_check_point_outside_play_area():
     result = run("zones", "check", GAME, "--at", "61.0,25.0")
     assert result.exit_code == 2 and "outside the play area" in result.stderr
+
+
+def test_contradictory_answers_are_set_aside_and_named(loaded):
+    """Two 250 m radius answers at opposite corners leave nothing: the second is set aside,
+    both are named, and the other questions still apply to the area before it."""
+    import dataclasses
+
+    g = loaded.game
+    corner_a = RadiusQuestion((24.9375, 60.1655), 250.0, True)
+    corner_b = RadiusQuestion((24.951, 60.1775), 250.0, True)
+    game = dataclasses.replace(g, questions=[corner_a, *g.questions[:2], corner_b])
+    e = game.eliminate()
+    (found,) = e.contradictions
+    assert found.question == 4 and len(found.together) == 2 and found.together[-1] == 4
+    other = found.together[0]
+    assert f"check questions {other} and 4" in found.message()
+    assert [s.set_aside for s in e.steps] == [False, False, False, True]
+    # Minimal and true: the pair alone leaves nothing, each alone leaves some area.
+    pair = [game.questions[other - 1], corner_b]
+    assert dataclasses.replace(g, questions=pair).eliminate().contradictions
+    for q in pair:
+        assert not dataclasses.replace(g, questions=[q]).eliminate().contradictions
+    without = dataclasses.replace(g, questions=[corner_a, *g.questions[:2]]).eliminate()
+    assert e.remaining.equals(without.remaining) and e.remaining_km2 > 0
+    assert game.possible_zones(e)  # no crash on what follows
+
+
+def test_answer_impossible_on_its_own_is_named_alone(loaded):
+    import dataclasses
+
+    far = RadiusQuestion((23.7, 61.5), 500.0, True)  # the seeker was 150 km away
+    game = dataclasses.replace(loaded.game, questions=[*loaded.game.questions[:1], far])
+    e = game.eliminate()
+    assert [c.together for c in e.contradictions] == [(2,)]
+    assert "on its own" in e.contradictions[0].message()

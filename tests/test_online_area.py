@@ -75,9 +75,10 @@ def test_unknown_relation_fails_cleanly(services):
     _, env = services
     result = _run("generate", "--osm-relation", 1, "-o", "out", env=env)
     assert result.exit_code == 3  # NoDataError
+    # Overpass answers an unknown id with no elements: say so, not "no closed outer ring".
     assert result.output == (
-        "error: OSM relation 1 has no closed outer ring; "
-        "is it an area (boundary or multipolygon)?\n"
+        "error: Overpass returned no relation 1: it does not exist (or was deleted); "
+        "check the id at https://www.openstreetmap.org/relation/1\n"
     )
 
 

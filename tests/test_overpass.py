@@ -790,9 +790,18 @@ def test_parse_rejects_bad_data(data: Any, fragment: str) -> None:
 
 
 def test_read_saved_responses(tmp_path: Path) -> None:
-    assert read_overpass_json_file(RECORDED / "sioux-falls-pois-subset.json") == json.loads(SUBSET)
+    # Streamed: the elements are kept (the envelope's version/generator/osm3s are not).
+    read = read_overpass_json_file(RECORDED / "sioux-falls-pois-subset.json")
+    assert read["elements"] == json.loads(SUBSET)["elements"]
     bare = read_overpass_json_file(SIOUX / "pois.json")
-    assert isinstance(bare, list) and len(bare) == 649
+    assert bare["elements"] == json.loads((SIOUX / "pois.json").read_text())
+    assert len(bare["elements"]) == 649
+    # keep= filters while streaming.
+    cafes = read_overpass_json_file(
+        SIOUX / "pois.json", keep=lambda e: (e.get("tags") or {}).get("amenity") == "cafe"
+    )
+    assert 0 < len(cafes["elements"]) < 649
+    assert all(e["tags"]["amenity"] == "cafe" for e in cafes["elements"])
 
 
 @pytest.mark.parametrize(

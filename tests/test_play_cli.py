@@ -103,7 +103,7 @@ def test_roll_with_a_custom_table(stations_file):
 def test_roll_cooldown_after_a_drive_across_midnight(stations_file):
     result = run(
         "roll", "Hakaniemi", "--map", stations_file, "--at", "00:10", "--seed", 1,
-        "--transit-in-play", "--drove", "23:55-00:07", "--json",
+        "--transit-in-play", "--drove", "23:55-00:07+1", "--json",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -112,6 +112,13 @@ def test_roll_cooldown_after_a_drive_across_midnight(stations_file):
     assert data["cooldown"]["ends_at"] == "00:31"
     assert data["roll_at"] == "00:31"  # not before the cooldown ends
     assert data["leave_at"] == format_clock(parse_clock("00:31") + data["wait_minutes"] * 60)
+    # Crossing midnight must be written so (+1): an arrival before the departure is an error.
+    for drove in ("23:55-00:07", "14:00-13:00"):
+        result = run(
+            "roll", "Hakaniemi", "--map", stations_file, "--at", "14:10",
+            "--transit-in-play", "--drove", drove,
+        )  # fmt: skip
+        assert_one_line_error(result, "arrival is before the departure", "+1")
 
 
 def test_roll_by_request_ride(stations_file):

@@ -118,3 +118,73 @@ def test_zones_are_valid_real_play_areas():
         area = load_polygons(path)
         assert area.is_valid and not area.is_empty
         assert shapely.get_coordinates(area)[:, 1].max() <= 90
+
+
+# --- ring closure and repairs (issue 9 items 7 and 12) ----------------------------------
+
+
+def test_peer_area_drawn_as_an_almost_closed_line_is_closed_with_a_warning():
+    """The peer's own case: a LineString whose ends are tens of metres apart."""
+    almost = [*ring()[:-1], [ring()[0][0] + 0.0007, ring()[0][1]]]  # ~56 m short
+    warnings = []
+    area = parse_polygons({"type": "LineString", "coordinates": almost}, "x", warnings.append)
+    assert area.is_valid and area.area > 0
+    (message,) = warnings
+    assert "not closed" in message and "56 m apart" in message and "% of its" in message
+
+
+def test_unclosed_polygon_ring_is_treated_like_a_line():
+    almost = [*ring()[:-1], [ring()[0][0] + 0.0007, ring()[0][1]]]
+    warnings = []
+    parse_polygons({"type": "Polygon", "coordinates": [almost]}, "x", warnings.append)
+    assert any("outer ring was not closed" in w for w in warnings)
+    with pytest.raises(InputError, match="outer ring is open: its ends are .* apart"):
+        parse_polygons({"type": "Polygon", "coordinates": [ring()[:4]]}, "x")
+
+
+def test_hole_outside_its_shell_is_ignored_with_its_distance():
+    far = [[x + 4, y] for x, y in ring()]
+    warnings = []
+    area = parse_polygons({"type": "Polygon", "coordinates": [ring(), far]}, "x", warnings.append)
+    assert area.geom_type == "Polygon" and area.equals(Polygon(ring()))
+    (message,) = warnings
+    assert "hole 1 lies outside the outer ring" in message and "km away" in message
+    assert "%" not in message
+
+
+def test_hole_equal_to_its_shell_is_refused():
+    with pytest.raises(InputError, match="covers the whole outer ring"):
+        parse_polygons({"type": "Polygon", "coordinates": [ring(), ring()]}, "x")
+
+
+def test_hole_crossing_its_shell_is_cut_out_where_it_overlaps():
+    x, y = ring()[0]
+    square = [
+        [x - 0.01, y - 0.01],
+        [x + 0.01, y - 0.01],
+        [x + 0.01, y + 0.01],
+        [x - 0.01, y + 0.01],
+    ]
+    warnings = []
+    area = parse_polygons(
+        {"type": "Polygon", "coordinates": [ring(), [*square, square[0]]]}, "x", warnings.append
+    )
+    assert area.area < Polygon(ring()).area
+    assert any("crosses the outer ring" in w for w in warnings)
+
+
+def test_microscopic_polygon_has_its_own_message():
+    x, y = ring()[0]
+    tiny = [[x, y], [x + 1e-6, y], [x + 1e-6, y + 1e-6], [x, y + 1e-6], [x, y]]
+    with pytest.raises(NoDataError, match="covers only .* m²"):
+        parse_polygons({"type": "Polygon", "coordinates": [tiny]}, "x")
+    # exclusions may be small
+    assert parse_polygons({"type": "Polygon", "coordinates": [tiny]}, "x", min_area_km2=0).area > 0
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "1", None, True])
+def test_non_finite_or_non_numeric_positions_name_their_json_path(bad):
+    coords = [list(p) for p in ring()]
+    coords[3][1] = bad
+    with pytest.raises(InputError, match=r"\$\.coordinates\[0\]\[3\]: expected a position"):
+        parse_polygons({"type": "Polygon", "coordinates": [coords]}, "x")

@@ -17,6 +17,7 @@ from ..export.folium_map import (
     render_station_map,
     station_map,
 )
+from ..params import METRES
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 DEFAULT_HIDING_RADIUS_M = 402.0
@@ -57,17 +58,17 @@ def _defaults(metadata: dict[str, Any]) -> tuple[float, float, float]:
 )
 @click.option(
     "--hiding-radius",
-    type=click.FloatRange(min=1),
+    type=METRES(min=1),
     help="Hiding-zone radius in metres [default: the file's game size: 402 m S/M, 805 m L].",
 )
 @click.option(
     "--min-spacing",
-    type=click.FloatRange(min=1),
+    type=METRES(min=1),
     help="Spacing-ring radius in metres [default: the file's, else 300].",
 )
 @click.option(
     "--cluster-gap",
-    type=click.FloatRange(min=1),
+    type=METRES(min=1),
     help="Gap-ring radius in metres [default: the file's, else 1000].",
 )
 @click.option("--title", help="Page title [default: the input's folder and file name].")

@@ -57,6 +57,7 @@ from ..core.drive import (
 )
 from ..core.routes import Station, StationMatch, find_station, plan_itinerary, split_itinerary
 from ..errors import InputError
+from ..params import MINUTES, SPEED_KPH
 from ..stationfile import StationFile, read_station_map
 
 if TYPE_CHECKING:  # the main group's Console; imported lazily to keep cli.py import-free
@@ -243,7 +244,7 @@ def _road_options(f):
         ),
         click.option(
             "--speed",
-            type=click.FloatRange(min=1),
+            type=SPEED_KPH(min=1),
             default=GREAT_CIRCLE_SPEED_KPH,
             show_default=True,
             help="Assumed km/h along the great circle when there is no road path.",
@@ -297,12 +298,29 @@ _table_option = click.option(
 
 
 def _parse_drove(text: str) -> tuple[int, int]:
+    """(departure, arrival) seconds after the departure's midnight from ``HH:MM-HH:MM``.
+
+    An arrival before the departure is an error (``14:00-13:00`` is not a 23-hour
+    drive), unless it is written with ``+1`` to say the drive crossed midnight:
+    ``23:50-00:10+1`` is a 20-minute drive.
+    """
     start, sep, end = text.partition("-")
     if not sep:
         raise InputError(
             f"--drove: {text!r} is not DEPART-ARRIVE; write e.g. 13:50-14:02 (24-hour)"
         )
-    return _clock(start, "--drove") or 0, _clock(end, "--drove") or 0
+    next_day = end.strip().endswith("+1")
+    end = end.strip().removesuffix("+1")
+    departed = _clock(start, "--drove") or 0
+    arrived = (_clock(end, "--drove") or 0) + (DAY_S if next_day else 0)
+    if arrived < departed:
+        raise InputError(
+            f"--drove {text}: the arrival is before the departure; if the drive crossed "
+            f"midnight write the arrival as {end.strip()}+1"
+        )
+    if arrived - departed >= DAY_S:
+        raise InputError(f"--drove {text}: a drive of a day or more is not a ride between stations")
+    return departed, arrived
 
 
 @click.command(context_settings=CONTEXT)
@@ -318,7 +336,7 @@ def _parse_drove(text: str) -> tuple[int, int]:
 @click.option("--seed", type=int, help="Seed the dice (reproducible); default: system randomness.")
 @click.option(
     "--pickup-eta",
-    type=click.FloatRange(min=0),
+    type=MINUTES(min=0),
     metavar="MIN",
     help="By-request ride: minutes it takes to arrive; prints when to request it.",
 )
@@ -330,7 +348,8 @@ def _parse_drove(text: str) -> tuple[int, int]:
 @click.option(
     "--drove",
     metavar="HH:MM-HH:MM",
-    help="Departure and arrival of the ride that brought you here (for the cooldown).",
+    help="Departure and arrival of the ride that brought you here (for the cooldown); "
+    "an arrival after midnight is written HH:MM+1.",
 )
 @_table_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON on stdout.")
@@ -371,8 +390,9 @@ def roll(
         if not transit_in_play:
             console.warn("--drove without --transit-in-play: no cooldown applies")
         else:
-            drive_s = (arrived - departed) % DAY_S
+            drive_s = arrived - departed
             # The arrival is the latest such clock time at or before now.
+            arrived = arrived % DAY_S
             arrived_abs = arrived if arrived <= now else arrived - DAY_S
             wait_s = arrival_cooldown(arrived_abs - drive_s, arrived_abs, COOLDOWN_FACTOR)
             ends = arrived_abs + wait_s

@@ -138,6 +138,8 @@ def elimination_geojson(game: Game, elimination: Elimination) -> dict:
                     "answer": q.answer_text(q.answer),
                     "removed_km2": round(step.removed_km2, 6),
                     "stations_removed": list(step.stations_removed),
+                    "set_aside": step.set_aside,
+                    "contradicts": list(step.contradicts),
                 },
                 _geometry(step.removed),
             )
@@ -177,7 +179,9 @@ def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus])
     for k, step in enumerate(elimination.steps, 1):
         q = step.question
         removed = (
-            f"{len(step.stations_removed)} stations"
+            "set aside"
+            if step.set_aside
+            else f"{len(step.stations_removed)} stations"
             if step.stations_removed
             else f"{step.removed_km2:.4f}"
         )

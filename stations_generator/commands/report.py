@@ -38,6 +38,7 @@ from ..errors import InputError
 from ..export.atomic import output_set
 from ..export.folium_map import add_area, offline_map, render_station_map
 from ..osm import sources
+from ..params import METRES
 from ..playarea import load_polygons
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -216,7 +217,7 @@ def report_page(report: Report, area: BaseGeometry, places, title: str) -> str:
 )
 @click.option(
     "--margin",
-    type=click.FloatRange(min=0),
+    type=METRES(min=0),
     default=DEFAULT_MARGIN_M,
     show_default=True,
     help="Metres beyond the area where a matching / measuring place still counts.",

@@ -34,6 +34,37 @@ class Step:
     removed_km2: float
     remaining_km2: float
     stations_removed: tuple[str, ...] = ()
+    #: When this answer left nothing: the 1-based numbers of the questions whose answers
+    #: together leave nothing (this one included). Such a step is set aside: it removes
+    #: nothing and later questions apply to the area before it.
+    contradicts: tuple[int, ...] = ()
+
+    @property
+    def set_aside(self) -> bool:
+        """Whether this question was set aside because its answer left nothing."""
+        return bool(self.contradicts)
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """Answers that together leave no possible area."""
+
+    question: int  # 1-based: the question whose answer emptied the area
+    together: tuple[int, ...]  # 1-based, a minimal set: without any one of them some area is left
+
+    def message(self) -> str:
+        """One line naming the questions, e.g. for question 4 contradicting question 2."""
+        if self.together == (self.question,):
+            return (
+                f"question {self.question} leaves nothing on its own: no point of the play area "
+                "gives that answer — check its positions and answer; it is set aside"
+            )
+        names = ", ".join(str(k) for k in self.together[:-1]) + f" and {self.together[-1]}"
+        return (
+            f"question {self.question} leaves nothing: the answers contradict each other — "
+            f"check questions {names}; question {self.question} is set aside and later "
+            "questions apply to the area before it"
+        )
 
 
 @dataclass(frozen=True)
@@ -43,6 +74,7 @@ class Elimination:
     remaining: BaseGeometry
     remaining_km2: float
     steps: tuple[Step, ...]
+    contradictions: tuple[Contradiction, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,16 +148,32 @@ class Game:
     # -- elimination --------------------------------------------------------------
 
     def eliminate(self) -> Elimination:
-        """Fold the questions over the play area, in order."""
+        """Fold the questions over the play area, in order.
+
+        An answer that leaves nothing (contradictory answers, a swapped or far-away
+        seeker position) does not empty the map: its step is set aside
+        (:attr:`Step.contradicts` names a minimal set of questions whose answers
+        together leave nothing, found by :meth:`contradiction`), it is listed in
+        :attr:`Elimination.contradictions`, and later questions apply to the area
+        before it.
+        """
         self.validate()
         remaining = self.play_area
         left_km2 = geodesic_area_km2(remaining)
         steps = []
+        contradictions = []
+        applied: list[int] = []
         alive = {s.id for s in self.stations}
-        for q in self.questions:
+        for k, q in enumerate(self.questions):
             if isinstance(q, AreaQuestion):
                 kept = shapely.make_valid(q.kept(remaining))
                 kept = _polygonal(kept)
+                if _leaves_nothing(kept):
+                    together = self.contradiction(applied, k)
+                    contradictions.append(Contradiction(k + 1, together))
+                    steps.append(Step(q, shapely.Polygon(), 0.0, left_km2, contradicts=together))
+                    continue
+                applied.append(k)
                 removed = _polygonal(shapely.make_valid(remaining.difference(kept)))
                 remaining = kept
                 # Kept and removed tile the area before: the removed area is the difference.
@@ -137,7 +185,47 @@ class Game:
                 out = tuple(s.id for s in self.stations if s.id in alive and not q.station_keeps(s))
                 alive -= set(out)
                 steps.append(Step(q, shapely.Polygon(), 0.0, left_km2, out))
-        return Elimination(remaining, left_km2, tuple(steps))
+        return Elimination(remaining, left_km2, tuple(steps), tuple(contradictions))
+
+    def contradiction(self, earlier: Sequence[int], emptying: int) -> tuple[int, ...]:
+        """A minimal set of area questions whose answers together leave nothing.
+
+        Parameters
+        ----------
+        earlier : sequence of int
+            0-based positions of the area questions applied before ``emptying``.
+        emptying : int
+            0-based position of the question whose answer left nothing.
+
+        Returns
+        -------
+        tuple of int
+            1-based question numbers, in order, ending with ``emptying + 1``. Each
+            question's kept part of the whole play area is computed once; questions are
+            then dropped one by one (earliest first) while the others still leave
+            nothing, so every question named is needed (deletion filter).
+        """
+        regions = {
+            j: _polygonal(shapely.make_valid(self.questions[j].kept(self.play_area)))  # type: ignore[union-attr]
+            for j in (*earlier, emptying)
+        }
+
+        def empty(subset: Sequence[int]) -> bool:
+            region = regions[emptying]
+            for j in subset:
+                if _leaves_nothing(region):
+                    return True
+                region = region.intersection(regions[j])
+            return _leaves_nothing(_polygonal(shapely.make_valid(region)))
+
+        needed = list(earlier)
+        if empty([]):
+            return (emptying + 1,)
+        for j in list(needed):
+            trial = [i for i in needed if i != j]
+            if empty(trial):
+                needed = trial
+        return tuple(j + 1 for j in (*needed, emptying))
 
     def station_filter(self) -> np.ndarray:
         """For each station: allowed by the rule set and by every station question."""
@@ -277,3 +365,11 @@ class Game:
             if isinstance(q, AreaQuestion) and ok.any():
                 ok[ok] &= np.asarray(q.answers_for(lons[ok], lats[ok]) == q.answer, bool)
         return ok
+
+
+#: Below this a remaining area is boolean-op slivers, not somewhere to hide (1 m²).
+_NOTHING_KM2 = 1e-6
+
+
+def _leaves_nothing(area: BaseGeometry) -> bool:
+    return area.is_empty or area.area == 0 or geodesic_area_km2(area) < _NOTHING_KM2

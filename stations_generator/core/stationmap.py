@@ -160,6 +160,12 @@ def build_station_map(
     net = net_play_area(land, (), exclusions)
     net_km2 = geodesic_area_km2(net)
     if net.is_empty or net_km2 < MIN_NET_AREA_KM2:
+        if land.is_empty or geodesic_area_km2(land) < MIN_NET_AREA_KM2:
+            raise NoDataError(
+                f"water covers the whole play area ({geodesic_area_km2(play_area):.3g} km²); "
+                "check that the water data is for this area, or leave water in "
+                "(--no-water-subtract)"
+            )
         raise NoDataError(
             "nothing is left of the play area after the exclusions; check the --exclude files"
         )

@@ -49,6 +49,16 @@ def _seeker_points(question) -> list[tuple[str, tuple[float, float]]]:
     return points
 
 
+def _aside(step) -> str:
+    """A note for a question set aside because the answers contradict each other."""
+    if not step.set_aside:
+        return ""
+    others = [str(k) for k in step.contradicts[:-1]]
+    return " — set aside: leaves nothing" + (
+        f" with question{'s' * (len(others) > 1)} {', '.join(others)}" if others else ""
+    )
+
+
 def _geojson(geometry: BaseGeometry) -> dict:
     return {"type": "Feature", "properties": {}, "geometry": mapping(geometry)}
 
@@ -86,7 +96,7 @@ def elimination_map(
     for k, step in enumerate(elimination.steps, 1):
         q = step.question
         colour = QUESTION_COLOURS[(k - 1) % len(QUESTION_COLOURS)]
-        text = f"{k}. {q.label()}: {q.answer_text(q.answer)}"
+        text = f"{k}. {q.label()}: {q.answer_text(q.answer)}" + _aside(step)
         layer = folium.FeatureGroup(name=html.escape(text), show=True)
         if not step.removed.is_empty:
             folium.GeoJson(
@@ -157,7 +167,8 @@ def elimination_map(
     rows = "".join(
         f'<div><span style="display:inline-block;width:12px;height:12px;background:'
         f'{QUESTION_COLOURS[(k - 1) % len(QUESTION_COLOURS)]}"></span> '
-        f"{k}. {html.escape(step.question.label())}: {html.escape(step.question.answer_text(step.question.answer))}</div>"
+        f"{k}. {html.escape(step.question.label())}: {html.escape(step.question.answer_text(step.question.answer))}"
+        f"{html.escape(_aside(step))}</div>"
         for k, step in enumerate(elimination.steps, 1)
     )
     legend = (

@@ -58,11 +58,10 @@ import folium
 import geopandas as gpd
 import numpy as np
 import pandas as pd
-import shapely
 from branca.element import Element, Figure, MacroElement
 from folium.plugins import MarkerCluster
 from folium.template import Template
-from shapely.geometry import MultiPolygon, Polygon, shape
+from shapely.geometry import MultiPolygon, Point, Polygon, shape
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.errors import InputError
@@ -1023,10 +1022,9 @@ def _load_feature_collection(path: Path, what: str, hint: str) -> dict[str, Any]
             if not path.exists()
             else f"{what} file {str(path)!r} is a folder, not a file; {hint}"
         )
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{str(path)!r} is not JSON ({exc.__class__.__name__}); {hint}") from None
+    from .. import jsonio
+
+    data = jsonio.read_json_file(path, "JSON", label=repr(str(path)), hint=hint, fix=hint)
     if not isinstance(data, dict) or data.get("type") != "FeatureCollection":
         raise InputError(f"{str(path)!r} is not a GeoJSON FeatureCollection; {hint}")
     features = data.get("features")
@@ -1088,44 +1086,19 @@ def read_station_file(
     Raises
     ------
     InputError
-        The file is missing, is not JSON / GeoJSON, or is not a stations file (no
-        feature with ``properties.role`` ``"station"`` or ``"play_area"``).
+        As :func:`stations_generator.stationfile.read_station_map`, the one reader of
+        station maps (the same checks as ``roll`` and ``route``).
     """
-    path = Path(path)
-    data = _load_feature_collection(path, "stations", _STATIONS_HINT)
-    rows: list[dict[str, Any]] = []
-    points: list[BaseGeometry] = []
-    play_area: BaseGeometry | None = None
-    exclusions: list[BaseGeometry] = []
-    roles = [_role(f) for f in data["features"]]
-    if "station" not in roles and "play_area" not in roles:
-        hint = (
-            "this looks like candidates.geojson: pass it with --candidates"
-            if "candidate" in roles
-            else _STATIONS_HINT
-        )
-        raise InputError(f"{str(path)!r} is not a stations file (no station features); {hint}")
-    for index, (feature, role) in enumerate(zip(data["features"], roles, strict=True)):
-        if role == "station":
-            geometry = _geometry(feature, path, index)
-            if geometry.geom_type != "Point":
-                raise InputError(
-                    f"{str(path)!r}: station feature {index} is a {geometry.geom_type}, not a Point"
-                )
-            rows.append(feature["properties"])
-            points.append(geometry)
-        elif role in ("play_area", "exclusion"):
-            geometry = _geometry(feature, path, index)
-            if geometry.geom_type not in ("Polygon", "MultiPolygon"):
-                raise InputError(
-                    f"{str(path)!r}: {role} feature {index} is a {geometry.geom_type}, not a polygon"
-                )
-            geometry = shapely.make_valid(geometry) if not geometry.is_valid else geometry
-            if role == "play_area":
-                play_area = geometry
-            else:
-                exclusions.append(geometry)
-    return _points_frame(rows, points, STATION_PROPERTIES), play_area, exclusions
+    from ..stationfile import read_station_map
+
+    station_map = read_station_map(Path(path))
+    points = [Point(st.lon, st.lat) for st in station_map.stations]
+    rows = [dict(props) for props in station_map.properties]
+    return (
+        _points_frame(rows, points, STATION_PROPERTIES),
+        station_map.play_area,
+        list(station_map.exclusions),
+    )
 
 
 def read_station_metadata(path: Path) -> dict[str, Any]:
@@ -1145,9 +1118,9 @@ def read_station_metadata(path: Path) -> dict[str, Any]:
     InputError
         As :func:`read_station_file`.
     """
-    data = _load_feature_collection(Path(path), "stations", _STATIONS_HINT)
-    meta = data.get("metadata")
-    return dict(meta) if isinstance(meta, dict) else {}
+    from ..stationfile import read_station_map
+
+    return dict(read_station_map(Path(path)).metadata)
 
 
 def read_candidates_file(path: Path) -> gpd.GeoDataFrame:

@@ -65,6 +65,7 @@ from shapely.geometry import LineString, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import polygonize, unary_union
 
+from stations_generator import jsonio, schemas
 from stations_generator.errors import InputError, OverpassError
 from stations_generator.osm.elements import OsmElement
 from stations_generator.osm.transport import (
@@ -193,7 +194,7 @@ def _one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _to_overpy(data: dict[str, Any] | list[Any]) -> overpy.Result:
+def _to_overpy(data: dict[str, Any] | list[Any], source: str = "Overpass JSON") -> overpy.Result:
     """Validate Overpass JSON and load it with overpy (the single Overpass path).
 
     Repeated ``type``/``id`` pairs are merged into one element. Null entries in
@@ -203,7 +204,7 @@ def _to_overpy(data: dict[str, Any] | list[Any]) -> overpy.Result:
     """
     problem = _shape_problem(data)
     if problem is not None:
-        raise InputError(f"not Overpass JSON: {problem}")
+        raise InputError(f"{source} is not Overpass JSON: {problem}")
     remark = _runtime_error(data)
     if remark is not None:
         raise InputError(
@@ -211,6 +212,11 @@ def _to_overpy(data: dict[str, Any] | list[Any]) -> overpy.Result:
             "for a smaller area if it keeps failing"
         )
     elements = _elements_of(data) or []
+    if not getattr(data, "checked", False):
+        for index, element in enumerate(elements):
+            jsonio.validate(
+                element, schemas.OVERPASS_ELEMENT, source, path_prefix=f"$.elements[{index}]"
+            )
     # One response may list an object twice (``out center tags`` for the POIs, then
     # ``out geom`` for the water): merge the occurrences, the first one's values
     # winning, so neither the centre nor the geometry is lost (overpy keeps only one).
@@ -356,7 +362,32 @@ def parse_overpass_json(data: dict[str, Any] | list[Any]) -> list[OsmElement]:
         runtime-error remark (the response is incomplete), or has a
         non-numeric / out-of-range coordinate.
     """
-    result = _to_overpy(data)
+    return _records(_to_overpy(data))
+
+
+def parse_overpass(
+    data: dict[str, Any] | list[Any], source: str = "Overpass JSON"
+) -> tuple[list[OsmElement], list[Polygon]]:
+    """Elements and water polygons of one response, converted by overpy once.
+
+    Parameters
+    ----------
+    data : dict or list
+        As for :func:`parse_overpass_json`.
+    source : str
+        How to name the data in messages.
+
+    Returns
+    -------
+    (list of OsmElement, list of Polygon)
+        What :func:`parse_overpass_json` and :func:`water_polygons_from_overpass_json`
+        return, from one overpy conversion.
+    """
+    result = _to_overpy(data, source)
+    return _records(result), _water(result)
+
+
+def _records(result: overpy.Result) -> list[OsmElement]:
     records: list[OsmElement] = []
     groups: list[tuple[str, Sequence[overpy.Element]]] = [
         ("node", result.nodes),
@@ -479,7 +510,10 @@ def water_polygons_from_overpass_json(data: dict[str, Any] | list[Any]) -> list[
     InputError
         If ``data`` is not shaped like Overpass JSON.
     """
-    result = _to_overpy(data)
+    return _water(_to_overpy(data))
+
+
+def _water(result: overpy.Result) -> list[Polygon]:
     relations = [
         r
         for r in result.relations
@@ -520,54 +554,223 @@ def water_polygons_from_overpass_json(data: dict[str, Any] | list[Any]) -> list[
 # --------------------------------------------------------------------------- #
 
 
-def read_overpass_json_file(path: Path) -> dict[str, Any] | list[Any]:
-    """Load an Overpass response saved on disk.
+#: Largest Overpass JSON file read. It is streamed (memory follows what is kept, not the
+#: file), so the limit bounds the time: ~2 s per 100 MB. Larger areas: use an extract.
+MAX_OVERPASS_JSON_BYTES = 2 * 1024**3
+#: Most elements kept from one file (each costs ~2 kB once converted by overpy).
+MAX_KEPT_ELEMENTS = 2_000_000
+_CHUNK = 1 << 20
+
+
+class OverpassJSON(dict):
+    """A response read by :func:`read_overpass_json_file`: its kept elements, already
+    checked against :data:`~stations_generator.schemas.OVERPASS_ELEMENT`."""
+
+    checked = True
+
+
+def has_geometry(element: dict[str, Any]) -> bool:
+    """Whether an element carries ``out geom`` geometry (what the water assembler reads)."""
+    if isinstance(element.get("geometry"), list):
+        return True
+    members = element.get("members")
+    return isinstance(members, list) and any(
+        isinstance(m, dict) and isinstance(m.get("geometry"), list) for m in members
+    )
+
+
+def _screen(element: object, index: int, path: Path, prefix: str) -> dict[str, Any]:
+    """The checks every streamed element gets, kept or not (cheap: identity and tags)."""
+    if (
+        not isinstance(element, dict)
+        or not isinstance(element.get("type"), str)
+        or type(element.get("id")) is not int
+    ):
+        raise InputError(
+            f"{path} is not an Overpass JSON response (element #{index} has no string 'type' "
+            'and integer \'id\'); expected {"elements": [...]} or a list of {"type", "id", ...} objects'
+        )
+    tags = element.get("tags")
+    if tags is not None and not isinstance(tags, dict):
+        jsonio.validate(
+            element, schemas.OVERPASS_ELEMENT, str(path), path_prefix=f"{prefix}[{index}]"
+        )
+    return element
+
+
+def _first_bytes(path: Path, handle) -> tuple[bytes, bool]:
+    """The first chunk (a UTF-8 BOM dropped) and whether the document is a bare list."""
+    head = handle.read(_CHUNK)
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not just a character cut at the chunk's end
+            byte = head[exc.start : exc.start + 1].hex().upper()
+            raise InputError(
+                f"{path} is not a text file in UTF-8 (byte 0x{byte} at offset {exc.start}); "
+                "expected Overpass JSON"
+            ) from None
+    start = head.lstrip()[:1]
+    if not start:
+        raise InputError(f"{path} is empty; expected a saved Overpass [out:json] response")
+    return head, start == b"["
+
+
+def read_overpass_json_file(
+    path: Path, keep: Callable[[dict[str, Any]], bool] | None = None
+) -> dict[str, Any]:
+    """Stream an Overpass response saved on disk, keeping only the elements wanted.
 
     Parameters
     ----------
     path : pathlib.Path
         A JSON file holding an Overpass response envelope or a bare list of
         elements.
+    keep : callable, optional
+        Called with each raw element (a dict with a string ``type``, an integer ``id``
+        and ``tags`` an object if present); only elements it accepts are kept. Default:
+        keep all. The file is read once, in chunks; memory follows what is kept.
 
     Returns
     -------
-    dict or list
-        The decoded JSON, ready for :func:`parse_overpass_json` or
-        :func:`water_polygons_from_overpass_json`.
+    OverpassJSON
+        ``{"elements": [...]}`` (plus ``remark`` if the response had one), ready for
+        :func:`parse_overpass`, :func:`parse_overpass_json` or
+        :func:`water_polygons_from_overpass_json`. Kept elements have been checked
+        against :data:`~stations_generator.schemas.OVERPASS_ELEMENT`.
 
     Raises
     ------
     InputError
-        One line naming the file and the problem, if it is missing, unreadable,
-        not JSON, or not shaped like an Overpass response.
+        One line naming the file and the problem, if it is missing, larger than
+        :data:`MAX_OVERPASS_JSON_BYTES`, unreadable, not UTF-8 JSON (``NaN`` and
+        numbers that overflow a float included), not shaped like an Overpass response,
+        an incomplete response (runtime-error remark), or has an element that breaks
+        the schema (with its JSON path).
     """
+    import ijson
+
     path = Path(path)
     if not path.is_file():
         what = "is a directory" if path.is_dir() else "does not exist"
         raise InputError(f"Overpass JSON file {path} {what}")
+    size = path.stat().st_size
+    if size > MAX_OVERPASS_JSON_BYTES:
+        raise InputError(
+            f"{path} is {size / 1024**3:.1f} GiB, more than the "
+            f"{MAX_OVERPASS_JSON_BYTES / 1024**3:.0f} GiB of Overpass JSON read; "
+            "use an .osm.pbf extract of the area instead"
+        )
+    kept: list[dict[str, Any]] = []
+
+    def take(index: int, element: object) -> None:
+        element = _screen(element, index, path, prefix)
+        if keep is None or keep(element):
+            jsonio.check_depth(element, f"{path}: {prefix}[{index}]", "an OSM element", 16)
+            jsonio.validate(
+                element, schemas.OVERPASS_ELEMENT, str(path), path_prefix=f"{prefix}[{index}]"
+            )
+            kept.append(element)
+            if len(kept) > MAX_KEPT_ELEMENTS:
+                raise InputError(
+                    f"{path} holds more than {MAX_KEPT_ELEMENTS:,} elements to keep; split the "
+                    "area or use an .osm.pbf extract"
+                )
+
+    index = -1
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{path} is not a text file; expected Overpass JSON") from None
+        with path.open("rb") as handle:
+            head, bare = _first_bytes(path, handle)
+            prefix = "$" if bare else "$.elements"
+            reader = _TailReader(handle, head)
+            # ijson's C parser builds one element at a time; nothing else is held.
+            for index, element in enumerate(
+                ijson.items(reader, "item" if bare else "elements.item", use_float=True)
+            ):
+                take(index, element)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (ijson.JSONError, ijson.IncompleteJSONError) as exc:
         raise InputError(
-            f"{path} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+            f"{path} is not valid JSON ({_one_line(str(exc), 120)}); "
             "expected a saved Overpass [out:json] response"
         ) from None
-    problem = _shape_problem(data)
-    if problem is not None:
+    except RecursionError:
+        raise InputError(f"{path} is nested too deeply to be Overpass JSON") from None
+    out = OverpassJSON(elements=kept)
+    if bare:
+        return out
+    if index < 0 and not _has_elements_key(head):
         raise InputError(
-            f"{path} is not an Overpass JSON response ({problem}); expected "
-            '{"elements": [...]} or a list of {"type", "id", ...} objects'
+            f"{path} is not an Overpass JSON response (a JSON object without an 'elements' "
+            'list); expected {"elements": [...]} or a list of {"type", "id", ...} objects'
         )
-    remark = _runtime_error(data)
+    remark = _trailing_members(reader.tail).get("remark")
     if remark is not None:
-        raise InputError(f"{path} holds an incomplete Overpass response ({remark}); re-run it")
-    return data
+        out["remark"] = remark
+        problem = _runtime_error(out)
+        if problem is not None:
+            raise InputError(f"{path} holds an incomplete Overpass response ({problem}); re-run it")
+    return out
+
+
+class _TailReader:
+    """A binary file for ijson that starts with an already-read head and keeps the last bytes."""
+
+    def __init__(self, handle, head: bytes, keep_bytes: int = 2 * _CHUNK) -> None:
+        self._handle, self._head, self._keep = handle, head, keep_bytes
+        self.tail = b""
+
+    def read(self, size: int = -1) -> bytes:
+        if size == 0:  # ijson probes bytes vs text with read(0)
+            return b""
+        if self._head:
+            chunk, self._head = self._head, b""
+        else:
+            chunk = self._handle.read(size if size and size > 0 else _CHUNK)
+        if chunk:
+            self.tail = (self.tail + chunk)[-self._keep :]
+        return chunk
+
+
+def _has_elements_key(head: bytes) -> bool:
+    """Whether the document's first bytes open a top-level ``elements`` member."""
+    import io
+
+    import ijson
+
+    opened = False
+    try:
+        for prefix, event, value in ijson.parse(io.BytesIO(head)):
+            if opened:
+                return event == "start_array"
+            opened = prefix == "" and event == "map_key" and value == "elements"
+    except (ijson.JSONError, ijson.IncompleteJSONError):
+        pass
+    return False
+
+
+def _trailing_members(tail: bytes) -> dict[str, Any]:
+    """The top-level members after the ``elements`` array (Overpass writes ``remark`` there).
+
+    The tail of the file is tried from each ``]`` backwards: the first one after which
+    the rest reads as the end of a JSON object closes the elements array.
+    """
+    text = tail.decode("utf-8", errors="replace")
+    end = len(text)
+    for _ in range(1000):
+        end = text.rfind("]", 0, end)
+        if end < 0:
+            return {}
+        rest = text[end + 1 :].lstrip().removeprefix(",")
+        try:
+            members = json.loads("{" + rest)
+        except ValueError:
+            continue
+        return members if isinstance(members, dict) else {}
+    return {}
 
 
 # --------------------------------------------------------------------------- #

@@ -71,12 +71,19 @@ def read_files(
             raise InputError(f"OSM file {path.name!r} does not exist; check the --osm path")
         kind = _kind(path)
         if kind == "json":
-            raw = overpass.read_overpass_json_file(path)
-            data.elements.extend(
-                e for e in overpass.parse_overpass_json(raw) if catalogue.keeps(e.tags)
-            )
-            if water and not water_files:
-                data.water.extend(overpass.water_polygons_from_overpass_json(raw))
+            with_water = water and not water_files
+
+            def wanted(element: dict, with_water: bool = with_water) -> bool:
+                tags = element.get("tags")
+                return bool(tags and catalogue.keeps(tags)) or (
+                    with_water and overpass.has_geometry(element)
+                )
+
+            raw = overpass.read_overpass_json_file(path, keep=wanted)
+            elements, polygons = overpass.parse_overpass(raw, path.name)
+            data.elements.extend(e for e in elements if catalogue.keeps(e.tags))
+            if with_water:
+                data.water.extend(polygons)
         else:
             data.elements.extend(extracts.read_points(path, catalogue.keeps, bbox))
             if water and not water_files:
@@ -90,7 +97,7 @@ def read_files(
             if _kind(path) == "json":
                 data.water.extend(
                     overpass.water_polygons_from_overpass_json(
-                        overpass.read_overpass_json_file(path)
+                        overpass.read_overpass_json_file(path, keep=overpass.has_geometry)
                     )
                 )
             else:
@@ -109,9 +116,10 @@ def fetch_overpass(
 
     def parse(raw: dict) -> OsmData:
         data = OsmData(sources=["Overpass"])
-        data.elements = [e for e in overpass.parse_overpass_json(raw) if catalogue.keeps(e.tags)]
+        elements, polygons = overpass.parse_overpass(raw, "the Overpass response")
+        data.elements = [e for e in elements if catalogue.keeps(e.tags)]
         if water:
-            data.water = overpass.water_polygons_from_overpass_json(raw)
+            data.water = polygons
         return data
 
     return client.fetch_parsed(build_query(area, catalogue, water=water), parse)
@@ -119,10 +127,22 @@ def fetch_overpass(
 
 def fetch_relation_area(client: overpass.OverpassClient, relation_id: int) -> BaseGeometry:
     """The polygon of an OSM relation (``--osm-relation``), assembled from its member ways."""
-    polygons = client.fetch_parsed(
-        relation_query(relation_id),
-        lambda raw: overpass.water_polygons_from_overpass_json(_as_multipolygon(raw)),
-    )
+
+    def parse(raw: dict) -> tuple[bool, list[BaseGeometry]]:
+        elements = raw.get("elements") if isinstance(raw, dict) else None
+        found = any(
+            isinstance(e, dict) and e.get("type") == "relation" and e.get("id") == relation_id
+            for e in elements or ()
+        )
+        polygons = overpass.water_polygons_from_overpass_json(_as_multipolygon(raw))
+        return found, polygons
+
+    found, polygons = client.fetch_parsed(relation_query(relation_id), parse)
+    if not found:
+        raise NoDataError(
+            f"Overpass returned no relation {relation_id}: it does not exist (or was deleted); "
+            f"check the id at https://www.openstreetmap.org/relation/{relation_id}"
+        )
     if not polygons:
         raise NoDataError(
             f"OSM relation {relation_id} has no closed outer ring; is it an area (boundary or multipolygon)?"
