@@ -34,9 +34,10 @@ nearest the seeker unless ``"seeker_station": "node/…"`` names it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -49,6 +50,8 @@ from shapely.geometry.base import BaseGeometry
 
 from . import jsonio, schemas
 from .catalogue import Catalogue, load_catalogue
+from .core.antimeridian import centre_lon, join_antimeridian, to_window, wrap_lon
+from .core.features import GeodesicFeatures, PlaceIndex, unit_vectors
 from .core.game import Game
 from .core.gamesize import infer_game_size
 from .core.geodesy import geodesic_area_km2
@@ -72,16 +75,21 @@ from .core.rules import ADMIN_LEVELS, rule_set
 from .core.shapes import AzimuthalFrame, distance_m
 from .errors import InputError
 from .osm import extracts, overpass
+from .osm import filters as osm_filters
 from .osm.elements import OsmElement
 from .osm.routes import Route, read_routes, routes_serving
 from .params import HALF_EARTH_M
 from .playarea import load_polygons, parse_polygons
 from .stationfile import read_station_map
+from .taibeled_game import MapSources
 
 FORMAT = "stations-generator-game/1"
 MAX_GAME_BYTES = 64 * 1024**2
 DEFAULT_STATION_CATEGORIES = ("train_station", "train_halt", "tram_stop")
-SUBJECT_MARGIN_M = 50_000.0  # places this far outside the play area still count as "nearest"
+# The first read reaches this far beyond the play area; places, lines and zones farther
+# out are read too when the geometry needs them (OsmContext.places / features).
+SUBJECT_MARGIN_M = 50_000.0
+_RADIUS_MIN_M = 6_335_000.0  # smallest radius of curvature of WGS84 (meridian at the equator)
 LINE_SUBJECTS = ("coastline", "high_speed_rail", "border", "body_of_water")
 STATION_SUBJECTS = {"station-letter": "letter", "station-length": "length", "transit-line": "line"}
 QUESTION_TYPES = ("radius", "thermometer", "tentacles", "matching", "measuring")
@@ -130,115 +138,360 @@ def parse_lat_lon(value: Any, what: str) -> tuple[float, float]:
 
 @dataclass
 class OsmContext:
-    """OSM data around a play area, turned into what questions need (the taibeled Resolver)."""
+    """OSM data around a play area, turned into what questions need (the taibeled Resolver).
+
+    Places, lines and zones are read around the play area: first ``margin_m`` beyond
+    it, then as far as the geometry needs (:meth:`places`, :meth:`features`), so a
+    place counts as long as it can be the nearest one for some point of the area or
+    of a seeker's position. Every geometry is moved into the play area's longitude
+    window (:mod:`.core.antimeridian`), so areas across ±180° work like any other.
+
+    Parameters
+    ----------
+    play_area : shapely (Multi)Polygon, lon/lat (continuous across ±180°)
+    files : OSM extracts and Overpass JSON files
+    catalogue : the tag catalogue
+    margin_m : how far beyond the play area the first read reaches
+    station_filters : extra OSM filters read with the catalogue (taibeled ``zoneOptions``)
+    fetch : optional ``fetch(polygon) -> list[OsmElement]``: places and stations from
+        Overpass instead of files (online taibeled states)
+    """
 
     play_area: BaseGeometry
     files: Sequence[Path] = ()
     catalogue: Catalogue = field(default_factory=load_catalogue)
     margin_m: float = SUBJECT_MARGIN_M
+    station_filters: tuple = ()
+    fetch: Callable[[BaseGeometry], list[OsmElement]] | None = None
+    _reads: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def centre(self) -> float:
+        """The play area's central longitude: every geometry is moved within 180° of it."""
+        return centre_lon(self.play_area)
 
     @cached_property
     def frame(self) -> AzimuthalFrame:
         return AzimuthalFrame.around(self.play_area)
 
-    @cached_property
+    @property
     def bbox(self) -> tuple[float, float, float, float]:
+        """The first read's box (the widest piece when it is split at ±180°)."""
+        return max(self.bboxes(self.margin_m), key=lambda b: b[2] - b[0])
+
+    def bboxes(self, margin_m: float) -> list[tuple[float, float, float, float]]:
+        """Lon/lat boxes in [-180°, 180°] holding every point within ``margin_m`` of the area.
+
+        Latitudes grow by ``margin / R_min`` (R_min = 6335 km, the smallest radius of
+        curvature of WGS84); longitudes by ``asin(sin(margin/R_min) / cos φ)`` at the
+        area's most poleward latitude φ, the most a geodesic of that length can turn
+        east or west. A box crossing ±180° is split in two; near a pole it is a band.
+        """
         minx, miny, maxx, maxy = self.play_area.bounds
-        lat = (miny + maxy) / 2
-        dlat = self.margin_m / 111_000
-        dlon = self.margin_m / (111_000 * max(np.cos(np.radians(lat)), 0.05))
-        return (
-            max(minx - dlon, -180),
-            max(miny - dlat, -90),
-            min(maxx + dlon, 180),
-            min(maxy + dlat, 90),
-        )
+        delta = margin_m * 1.01 / _RADIUS_MIN_M
+        dlat = math.degrees(delta)
+        south, north = max(miny - dlat, -90.0), min(maxy + dlat, 90.0)
+        top = math.radians(max(abs(miny), abs(maxy)))
+        if delta >= math.pi / 2 - top or south <= -90.0 or north >= 90.0:
+            return [(-180.0, south, 180.0, north)]
+        dlon = math.degrees(math.asin(min(1.0, math.sin(delta) / math.cos(top))))
+        west, east = minx - dlon, maxx + dlon
+        if east - west >= 360.0:
+            return [(-180.0, south, 180.0, north)]
+        out = []
+        for turns in (-1, 0, 1):
+            lo, hi = max(west - 360 * turns, -180.0), min(east - 360 * turns, 180.0)
+            if lo < hi:
+                out.append((lo, south, hi, north))
+        return out
+
+    def _covers_world(self, margin_m: float) -> bool:
+        boxes = self.bboxes(margin_m)
+        return len(boxes) == 1 and boxes[0][0] == -180.0 and boxes[0][2] == 180.0
 
     def _extracts(self) -> list[Path]:
         return [Path(f) for f in self.files if not str(f).lower().endswith(".json")]
 
-    @cached_property
-    def elements(self) -> list[OsmElement]:
+    def _check_files(self) -> None:
+        for f in self.files:
+            if not Path(f).exists():
+                raise InputError(f"OSM file {Path(f).name!r} does not exist; check the path")
+
+    @property
+    def _keep(self):
+        """The tag predicate of the reads: the catalogue, and the station filters if any."""
+        if not self.station_filters:
+            return self.catalogue.keeps
+        return lambda tags: (
+            self.catalogue.keeps(tags) or osm_filters.matches(self.station_filters, tags)
+        )
+
+    def _in_window(self, e: OsmElement) -> OsmElement:
+        lon = wrap_lon(e.lon, self.centre)
+        return e if lon == e.lon else dataclasses.replace(e, lon=lon)
+
+    def _read_elements(self, margin_m: float) -> tuple[float, list[OsmElement]]:
+        """Every kept element within ``margin_m`` of the area (or more), and the margin read."""
+        done = self._reads.get("elements")
+        if done is not None and done[0] >= margin_m:
+            return done
+        self._check_files()
         out: dict[str, OsmElement] = {}
         for f in self.files:
             path = Path(f)
-            if not path.exists():
-                raise InputError(f"OSM file {path.name!r} does not exist; check the path")
             if str(path).lower().endswith(".json"):
                 raw = overpass.read_overpass_json_file(
-                    path, keep=lambda el: bool(el.get("tags")) and self.catalogue.keeps(el["tags"])
+                    path, keep=lambda el: bool(el.get("tags")) and self._keep(el["tags"])
                 )
-                found = overpass.parse_overpass_json(raw)
-                found = [e for e in found if self.catalogue.keeps(e.tags)]
+                found = [e for e in overpass.parse_overpass_json(raw) if self._keep(e.tags)]
             else:
-                found = extracts.read_points(path, self.catalogue.keeps, self.bbox)
+                found = [
+                    e
+                    for box_ in self.bboxes(margin_m)
+                    for e in extracts.read_points(path, self._keep, box_)
+                ]
             for e in found:
                 out.setdefault(e.key, e)
-        return sorted(out.values(), key=lambda e: (e.osm_type, e.osm_id))
+        if self.fetch is not None:
+            hull = shapely.convex_hull(self.play_area)
+            reach = self.frame.unproject(
+                self.frame.project_area(hull).buffer(margin_m, quad_segs=4)
+            )
+            for e in self.fetch(reach):
+                if self._keep(e.tags):
+                    out.setdefault(e.key, e)
+        if not self._extracts() and self.fetch is None:
+            margin_m = math.inf  # Overpass JSON holds what it holds: nothing more to read
+        elements = sorted(
+            (self._in_window(e) for e in out.values()), key=lambda e: (e.osm_type, e.osm_id)
+        )
+        self._reads["elements"] = (margin_m, elements)
+        self._reads.pop("subjects", None)
+        return margin_m, elements
 
-    def places(self, subject: str) -> tuple[Place, ...]:
-        """Places serving a catalogue subject within the margin of the play area."""
+    @property
+    def elements(self) -> list[OsmElement]:
+        return self._read_elements(self.margin_m)[1]
+
+    def _subject_index(self, margin_m: float) -> tuple[float, dict[str, list[Place]]]:
+        read, elements = self._read_elements(margin_m)
+        cached = self._reads.get("subjects")
+        if cached is not None and cached[0] == read:
+            return cached
+        index: dict[str, list[Place]] = {}
+        for e in elements:
+            subjects = {s for c in self.catalogue.matching(e.tags) for s in c.subjects}
+            for s in sorted(subjects):
+                index.setdefault(s, []).append(Place(e.key, e.tags.get("name", ""), e.lon, e.lat))
+        self._reads["subjects"] = (read, index)
+        return read, index
+
+    @cached_property
+    def _area_nodes(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """Lattice nodes (lon, lat) around the area (32 cells across), and a bound ``h`` (m).
+
+        The lattice is regular in lon/lat; every cell touching the area keeps its four
+        corners, so every point of the area is within a cell's diagonal ``h`` (measured
+        geodesically at the cell row nearest the equator, where cells are largest) of a
+        node: the farthest a point of the area can be from its nearest place is at most
+        the largest node-to-nearest-place distance plus ``h``.
+        """
+        minx, miny, maxx, maxy = self.play_area.bounds
+        dx, dy = max((maxx - minx) / 32.0, 1e-3), max((maxy - miny) / 32.0, 1e-3)
+        xs = np.arange(minx - dx, maxx + 2 * dx, dx)
+        ys = np.arange(miny - dy, maxy + 2 * dy, dy)
+        gx, gy = (a.ravel() for a in np.meshgrid(xs, ys))
+        near = shapely.dwithin(self.play_area, shapely.points(gx, gy), 1.5 * math.hypot(dx, dy))
+        lat0 = float(np.clip(0.0, miny - dy, maxy + dy))  # the row nearest the equator
+        h = float(distance_m(minx, lat0 - dy / 2, minx + dx, lat0 + dy / 2))
+        return gx[near], gy[near], h
+
+    def _seeker_gap(self, seeker: tuple[float, float]) -> float:
+        """An upper bound of the distance (m) from a seeker to the play area."""
+        if self.play_area.covers(Point(seeker)):
+            return 0.0
+        x, y = self.frame.project_xy([seeker[0]], [seeker[1]])
+        return float(self.frame.project_area(self.play_area).distance(shapely.Point(x[0], y[0])))
+
+    def _covering(self, subject: str, places: Sequence[Place], lon, lat) -> np.ndarray:
+        """An upper bound of the distance from each point to its nearest place (m)."""
+        pts = np.array([[p.lon, p.lat] for p in places])
+        index = PlaceIndex(pts[:, 0], pts[:, 1])
+        # The geodesic distance to the chord-nearest place: an upper bound is enough here.
+        return index._candidates(unit_vectors(lon, lat), lon, lat)[3]
+
+    def _needed_margin(
+        self,
+        subject: str,
+        places: Sequence[Place],
+        seekers: Sequence[tuple[float, float]],
+        reach_m: float,
+    ) -> float:
+        """How far beyond the area a place can still matter (see :meth:`places`)."""
+        key = ("covering", subject, len(places))
+        if key not in self._reads:
+            lon, lat, h = self._area_nodes
+            self._reads[key] = float(self._covering(subject, places, lon, lat).max()) + h
+        covering = self._reads[key]
+        if seekers:
+            at = self._covering(
+                subject,
+                places,
+                np.array([s[0] for s in seekers]),
+                np.array([s[1] for s in seekers]),
+            )
+            covering = max(covering, float(at.max()))
+        gap = max((self._seeker_gap(s) for s in seekers), default=0.0)
+        return max(covering, reach_m) + gap + 1000.0
+
+    def places(
+        self,
+        subject: str,
+        seekers: Sequence[tuple[float, float]] = (),
+        reach_m: float = 0.0,
+    ) -> tuple[Place, ...]:
+        """Places of a catalogue subject that can matter for the play area.
+
+        That is every place that can be the nearest one for some point of the area or
+        of a seeker's position (``seekers``), and every place within ``reach_m`` of a
+        seeker (tentacles). How far that reaches follows from the places themselves:
+        no point of the area is farther from its nearest place than the covering
+        radius ``R`` (bounded on a lattice over the area), so places more than ``R``
+        beyond the area cannot be anyone's nearest. The data are read again, wider,
+        when ``R`` reaches beyond the first read.
+        """
         if subject not in self.catalogue.subjects:
             raise InputError(
                 f"unknown subject {subject!r}; use one of {', '.join(self.catalogue.subjects)}"
             )
-        return tuple(self._subject_index.get(subject, ()))
+        margin = self.margin_m
+        while True:
+            read, index = self._subject_index(margin)
+            found = index.get(subject, ())
+            if not found:
+                if math.isinf(read) or self._covers_world(read):
+                    return ()
+                margin = read * 4
+                continue
+            need = self._needed_margin(subject, found, seekers, reach_m)
+            if need <= read:
+                boxes = self.bboxes(need)
+                return tuple(
+                    p
+                    for p in found
+                    if any(
+                        b[0] <= wrap_lon(p.lon, 0.0) <= b[2] and b[1] <= p.lat <= b[3]
+                        for b in boxes
+                    )
+                )
+            margin = need
 
-    @cached_property
-    def _subject_index(self) -> dict[str, list[Place]]:
-        index: dict[str, list[Place]] = {}
-        for e in self.elements:
-            subjects = {s for c in self.catalogue.matching(e.tags) for s in c.subjects}
-            for s in sorted(subjects):
-                index.setdefault(s, []).append(Place(e.key, e.tags.get("name", ""), e.lon, e.lat))
-        return index
+    def features(
+        self, subject: str, seekers: Sequence[tuple[float, float]] = ()
+    ) -> tuple[BaseGeometry, ...]:
+        """Geometries for a measuring subject: lines, polygons or the subject's points.
 
-    def features(self, subject: str) -> tuple[BaseGeometry, ...]:
-        """Geometries for a measuring subject: lines, polygons or the subject's points."""
-        if subject == "coastline":
-            return self._lines(lambda t: t.get("natural") == "coastline")
-        if subject == "high_speed_rail":
-            return self._lines(lambda t: t.get("railway") == "rail" and t.get("highspeed") == "yes")
-        if subject == "border":
-            return tuple(z.geometry.boundary for z in self.zones(2))
-        if subject == "body_of_water":
-            return tuple(g for f in self._extracts() for g in extracts.read_water(f, self.bbox))
-        return tuple(Point(p.lon, p.lat) for p in self.places(subject))
+        Lines and polygons are read as far beyond the area as the seekers' own
+        distance to the nearest one (plus their distance to the area): nothing
+        farther can be nearer for any point of the area than the seeker's distance.
+        """
+        if subject not in LINE_SUBJECTS:
+            return tuple(Point(p.lon, p.lat) for p in self.places(subject, seekers))
+        margin = self.margin_m
+        while True:
+            found = self._shapes(subject, margin)
+            if not found:
+                if self._covers_world(margin) or not self._extracts():
+                    return ()
+                margin *= 4
+                continue
+            if not seekers:
+                return found
+            index = GeodesicFeatures(found, self.frame)
+            d = index.distance([s[0] for s in seekers], [s[1] for s in seekers])
+            need = float(np.max(d + np.array([self._seeker_gap(s) for s in seekers]))) + 1000.0
+            if need <= margin or self._covers_world(margin):
+                return found
+            margin = need
 
-    def _lines(self, keep) -> tuple[BaseGeometry, ...]:
-        return tuple(
-            line for f in self._extracts() for _, _, line in extracts.read_lines(f, keep, self.bbox)
+    def _shapes(self, subject: str, margin_m: float) -> tuple[BaseGeometry, ...]:
+        key = ("shapes", subject, round(margin_m, 3))
+        if key not in self._reads:
+            boxes = self.bboxes(margin_m)
+            if subject == "coastline":
+                found = self._lines(lambda t: t.get("natural") == "coastline", boxes)
+            elif subject == "high_speed_rail":
+                found = self._lines(
+                    lambda t: t.get("railway") == "rail" and t.get("highspeed") == "yes", boxes
+                )
+            elif subject == "border":
+                found = tuple(z.geometry.boundary for z in self._zones(2, boxes))
+            else:  # body_of_water
+                found = self._unique(
+                    (f"{f}:{k}", g)
+                    for f in self._extracts()
+                    for b in boxes
+                    for k, g in enumerate(extracts.read_water(f, b))
+                )
+            self._reads[key] = found
+        return self._reads[key]
+
+    def _unique(self, keyed) -> tuple[BaseGeometry, ...]:
+        seen: dict = {}
+        for k, g in keyed:
+            seen.setdefault(k, g)
+        return tuple(to_window(g, self.centre) for g in seen.values())
+
+    def _lines(self, keep, boxes) -> tuple[BaseGeometry, ...]:
+        self._check_files()
+        return self._unique(
+            ((str(f), key), line)
+            for f in self._extracts()
+            for b in boxes
+            for key, _, line in extracts.read_lines(f, keep, b)
         )
 
     def zones(self, level: int) -> tuple[Zone, ...]:
-        """Named admin areas of an OSM admin level (boundary=administrative)."""
+        """Named admin areas of an OSM admin level (boundary=administrative) touching the area."""
+        return self._zones(level, self.bboxes(1000.0))
+
+    def _zones(self, level: int, boxes) -> tuple[Zone, ...]:
+        self._check_files()
         key = str(level)
-        out = []
+        found: dict[str, Zone] = {}
         for f in self._extracts():
-            for zid, tags, geom in extracts.read_areas(
-                f,
-                lambda t: (
-                    t.get("boundary") == "administrative"
-                    and t.get("admin_level") == key
-                    and "name" in t
-                ),
-                self.bbox,
-            ):
-                out.append(Zone(zid, tags.get("name", ""), geom))
-        return tuple(sorted(out, key=lambda z: z.id))
+            for b in boxes:
+                for zid, tags, geom in extracts.read_areas(
+                    f,
+                    lambda t: (
+                        t.get("boundary") == "administrative"
+                        and t.get("admin_level") == key
+                        and "name" in t
+                    ),
+                    b,
+                ):
+                    found.setdefault(
+                        zid, Zone(zid, tags.get("name", ""), to_window(geom, self.centre))
+                    )
+        return tuple(sorted(found.values(), key=lambda z: z.id))
 
     @cached_property
     def routes(self) -> list[Route]:
         return [r for f in self._extracts() for r in read_routes(f)]
 
-    def stations_from_osm(self, categories: Sequence[str]) -> list[Station]:
-        """Stations of the given catalogue categories inside the play area, with their lines."""
-        cats = self.catalogue.select(list(categories))
+    def stations_from_osm(
+        self, categories: Sequence[str] = (), filters: Sequence = ()
+    ) -> list[Station]:
+        """Stations inside the play area: of catalogue ``categories`` or matching OSM ``filters``."""
+        cats = self.catalogue.select(list(categories)) if categories else {}
         out = []
         for e in self.elements:
             if not self.play_area.covers(Point(e.lon, e.lat)):
                 continue
-            if not any(c.name in cats for c in self.catalogue.matching(e.tags)):
+            if filters:
+                if not osm_filters.matches(filters, e.tags):
+                    continue
+            elif not any(c.name in cats for c in self.catalogue.matching(e.tags)):
                 continue
             out.append(self._station(e.key, e.tags.get("name", ""), e.lon, e.lat, e.tags, e.osm_id))
         return out
@@ -272,7 +525,8 @@ class OsmContext:
                 first = self.catalogue[st.category].match[0]
                 tags = {c.key: c.value for c in first if c.op == "="}
             osm_id = props.get("osm_id") if props.get("osm_type") == "node" else None
-            out.append(self._station(st.id, st.name, st.lon, st.lat, tags, osm_id))
+            lon = wrap_lon(st.lon, self.centre)
+            out.append(self._station(st.id, st.name, lon, st.lat, tags, osm_id))
         return out
 
     def station_near(
@@ -338,7 +592,7 @@ def question_from_dict(
             radius = raw.get("radius", TENTACLES_RADIUS_M.get(subject))
             if radius is None:
                 raise InputError(f"{where}: tentacles on {subject!r} needs a radius")
-            places = context.places(subject)
+            places = context.places(subject, [seeker], parse_distance(radius))
             nearest = None
             if ans is not None:
                 text = str(ans)
@@ -382,9 +636,9 @@ def question_from_dict(
                         f"{where}: no station {'named ' + repr(sid) if sid else 'in the game'} for the seeker"
                     )
                 return MatchingStationQuestion(station, STATION_SUBJECTS[subject], same)
-            return MatchingNearestQuestion(seeker, subject, context.places(subject), same)
+            return MatchingNearestQuestion(seeker, subject, context.places(subject, [seeker]), same)
         # measuring
-        features = context.features(subject)
+        features = context.features(subject, [seeker])
         if not features:
             raise InputError(f"{where}: no {subject} in the OSM data near the play area")
         return MeasuringQuestion(
@@ -412,16 +666,8 @@ def _resolve(base: Path, value: str) -> Path:
     return p if p.is_absolute() else base / p
 
 
-def load_game(path: Path, osm_override: Sequence[Path] = ()) -> LoadedGame:
-    """Read a game: our GAME.json, a taibeled state / question list, or an ``hzc`` share link.
-
-    Parameters
-    ----------
-    path : Path
-        The file (a text file holding a share link works too).
-    osm_override : sequence of Path
-        OSM files to use instead of (or, for taibeled states, as) the game's sources.
-    """
+def _read_game_data(path: Path) -> Any:
+    """The parsed game file: JSON, or a share link / bare ``hzc`` code (checked, bounded)."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"game file {path.name!r} does not exist; check the path")
@@ -438,19 +684,61 @@ def load_game(path: Path, osm_override: Sequence[Path] = ()) -> LoadedGame:
         )
     text = jsonio.decode_text(raw, path.name).strip()
     if text.startswith("{") or text.startswith("["):
-        data = jsonio.loads(text, path.name, "a game file")
-    else:
-        from . import taibeled
+        return jsonio.loads(text, path.name, "a game file")
+    from . import taibeled
 
-        if "hzc=" not in text and not re.fullmatch(r"[A-Za-z0-9_\-]+=*", text):
-            raise InputError(
-                f"{path.name!r} is not a game file (neither JSON nor a share link); give a "
-                "GAME.json, a taibeled state, or a file holding a ?hzc= link"
-            )
-        data = taibeled.load_any(text)
+    if "hzc=" not in text and not re.fullmatch(r"[A-Za-z0-9_\-]+=*", text):
+        raise InputError(
+            f"{path.name!r} is not a game file (neither JSON nor a share link); give a "
+            "GAME.json, a taibeled state, or a file holding a ?hzc= link"
+        )
+    return taibeled.load_any(text)
+
+
+def load_game(
+    path: Path,
+    osm_override: Sequence[Path] = (),
+    sources: MapSources | None = None,
+    warn: Callable[[str], None] = lambda _m: None,
+) -> LoadedGame:
+    """Read a game: our GAME.json, a taibeled state / question list, or an ``hzc`` share link.
+
+    Parameters
+    ----------
+    path : Path
+        The file (a text file holding a share link works too).
+    osm_override : sequence of Path
+        OSM files to use instead of (or, for taibeled states, as) the game's sources.
+    sources : MapSources, optional
+        ``--play-area``, ``--stations`` and the Overpass client, for what the file
+        does not say (a question list has no map) or to override it.
+    warn : callable
+        Receives one-line warnings (play-area repairs, a play area taken from the data).
+    """
+    path = Path(path)
+    sources = sources or MapSources()
+    if osm_override:
+        sources = dataclasses.replace(sources, osm=tuple(Path(f) for f in osm_override))
+    data = _read_game_data(path)
     if isinstance(data, dict) and data.get("format") == FORMAT:
-        return _load_ours(data, path.parent, osm_override, path.name)
-    return _load_taibeled(data, path.parent, osm_override, path.name)
+        return _load_ours(data, path.parent, sources, path.name, warn)
+    from .taibeled_game import load_taibeled_game
+
+    return load_taibeled_game(data, sources, path.name, warn)
+
+
+def load_cost_questions(path: Path, sources: MapSources | None = None) -> list[Question]:
+    """The questions of a game for the cost ledger.
+
+    Taibeled JSON (a state, a question list, one question) needs no map or OSM data
+    for this; our GAME.json is read whole (its subjects come from its OSM data).
+    """
+    data = _read_game_data(path)
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        return load_game(path, sources=sources).game.questions
+    from .taibeled_game import cost_questions
+
+    return cost_questions(data)
 
 
 def _check_positions(questions: Sequence[dict]) -> None:
@@ -464,17 +752,23 @@ def _check_positions(questions: Sequence[dict]) -> None:
                 parse_distance(raw[key], f"question {k} {key}")
 
 
-def _load_ours(data: dict, base: Path, osm_override: Sequence[Path], source: str) -> LoadedGame:
+def _load_ours(
+    data: dict, base: Path, sources: MapSources, source: str, warn: Callable[[str], None]
+) -> LoadedGame:
     jsonio.validate(data, schemas.GAME, source)
     area_spec = data.get("play_area")
-    if isinstance(area_spec, str):
-        area = load_polygons(_resolve(base, area_spec))
+    if sources.play_area is not None:
+        area = load_polygons(sources.play_area, warn)
+    elif isinstance(area_spec, str):
+        area = load_polygons(_resolve(base, area_spec), warn)
     elif isinstance(area_spec, dict):
-        area = parse_polygons(area_spec, f"{source} play_area")
+        area = parse_polygons(area_spec, f"{source} play_area", warn)
     else:
         raise InputError(f"{source}: play_area must be a GeoJSON object or a file path")
+    # The reader keeps an area across ±180° split there (RFC 7946); questions need it whole.
+    area = join_antimeridian(area)
     _check_positions(data.get("questions", []))
-    files = list(osm_override) or [_resolve(base, f) for f in data.get("osm", [])]
+    files = list(sources.osm) or [_resolve(base, f) for f in data.get("osm", [])]
     context = OsmContext(area, files)
     try:
         rules = rule_set(str(data.get("rules", "official")))
@@ -484,7 +778,9 @@ def _load_ours(data: dict, base: Path, osm_override: Sequence[Path], source: str
     if size not in ("S", "M", "L"):
         raise InputError(f"{source}: game_size must be S, M or L")
     stations_spec = data.get("stations", {"categories": list(DEFAULT_STATION_CATEGORIES)})
-    if isinstance(stations_spec, str):
+    if sources.stations is not None:
+        stations = context.stations_from_file(sources.stations)
+    elif isinstance(stations_spec, str):
         stations = context.stations_from_file(_resolve(base, stations_spec))
     else:
         stations = context.stations_from_osm(
@@ -510,44 +806,31 @@ def _load_ours(data: dict, base: Path, osm_override: Sequence[Path], source: str
     return LoadedGame(game, context, source)
 
 
-def _load_taibeled(data: Any, base: Path, osm_override: Sequence[Path], source: str) -> LoadedGame:
-    from . import taibeled
+class TaibeledResolver:
+    """The taibeled Resolver over an :class:`OsmContext`.
 
-    state = taibeled.parse_state(data, source=source)
-    if state.play_area is None:
-        raise InputError(
-            f'{source} is not a game (no play area polygon); give a GAME.json ("format": "{FORMAT}"), '
-            "a taibeled state or question list, or a share link"
-        )
-    context = OsmContext(state.play_area, list(osm_override))
-    stations = context.stations_from_osm(DEFAULT_STATION_CATEGORIES) if osm_override else []
-    resolver = _TaibeledResolver(context, stations)
-    questions = [taibeled.to_model(q, resolver) for q in state.questions]
-    size = infer_game_size(geodesic_area_km2(state.play_area))
-    rules = rule_set("official")
-    if state.hiding_radius_m:
-        rules = type(rules)(
-            "taibeled",
-            {s: state.hiding_radius_m for s in ("S", "M", "L")},
-            rules.valid_stop,
-            "hiding radius from the taibeled state",
-        )
-    disabled = set(state.disabled_stations)
-    stations = [s for s in stations if s.id not in disabled]
-    return LoadedGame(Game(state.play_area, rules, size, stations, questions), context, source)
+    ``seekers`` are the positions of every question of the state: places and lines
+    are read as far as any of them needs (see :meth:`OsmContext.places`).
+    """
 
-
-class _TaibeledResolver:
-    def __init__(self, context: OsmContext, stations: Sequence[Station]):
+    def __init__(
+        self,
+        context: OsmContext,
+        stations: Sequence[Station],
+        seekers: Sequence[tuple[float, float]] = (),
+        reach_m: float = 0.0,
+    ):
         self.context = context
         self.stations = stations
+        self.seekers = list(seekers)
+        self.reach_m = reach_m
         self.frame = context.frame
 
     def places(self, subject: str) -> tuple[Place, ...]:
-        return self.context.places(subject)
+        return self.context.places(subject, self.seekers, self.reach_m)
 
     def features(self, subject: str) -> tuple[BaseGeometry, ...]:
-        return self.context.features(subject)
+        return self.context.features(subject, self.seekers)
 
     def zones(self, level: int) -> tuple[Zone, ...]:
         return self.context.zones(level)

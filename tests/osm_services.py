@@ -16,6 +16,12 @@ What they serve:
   Liechtenstein extract (``admin_level=2``, ``relation/47`` there) with its members'
   geometries. The extract's ids are renumbered 1..N, so the relation is served under
   Liechtenstein's real id 1155955 (its member ids stay the extract's).
+* **Overpass, ``relation(50); out geom;``** — the extract's Wahlkreis Oberland
+  (``admin_level=6``), under its extract id: the play area of the taibeled state in
+  ``tests/data/taibeled/state-osm-relation.json``, which names it so.
+* **Overpass, places and stations of a polygon** (``nwr[…](poly:"…"); out center tags;``
+  without water) — when the polygon reaches Liechtenstein: every object of the extract
+  matching one of the query's own filters, as Overpass would answer it.
 * **Overpass, the road query of ``route --online``** (``osm.roads.road_query``) — the
   drivable ways of the Liechtenstein extract with a node inside the query's polygons,
   and their nodes, in ``out;`` form.
@@ -69,6 +75,7 @@ LIECHTENSTEIN_ZONE = REPO / "zones" / "liechtenstein.geojson"
 
 LIECHTENSTEIN_RELATION = 1155955  # the real OSM id of Liechtenstein's country boundary
 EXTRACT_COUNTRY_RELATION = 47  # the same relation in the renumbered extract
+OBERLAND_RELATION = 50  # Wahlkreis Oberland in the extract, served under that id
 PLACE_QUERY = "Sioux Falls, South Dakota"
 ATTRIBUTION = "The data included in this document is from www.openstreetmap.org. The data is made available under ODbL."
 
@@ -165,15 +172,10 @@ def liechtenstein_relation_response() -> bytes:
     return _envelope([relation])
 
 
-@cache
-def liechtenstein_poi_response() -> bytes:
-    """The extract's POIs of the catalogue (``out center tags``) and its water (``out geom``)."""
-    from stations_generator import load_catalogue
-    from stations_generator.osm.extracts import is_water, read_points
-
-    catalogue = load_catalogue()
+def _out_center(found) -> list[dict]:
+    """OsmElements as Overpass ``out center tags`` writes them."""
     elements: list[dict] = []
-    for e in read_points(LIECHTENSTEIN, catalogue.keeps):
+    for e in found:
         item: dict[str, Any] = {"type": e.osm_type, "id": e.osm_id}
         where = {"lat": round(e.lat, 7), "lon": round(e.lon, 7)}
         if e.osm_type == "node":
@@ -182,8 +184,52 @@ def liechtenstein_poi_response() -> bytes:
             item["center"] = where
         item["tags"] = e.tags
         elements.append(item)
+    return elements
+
+
+@cache
+def liechtenstein_poi_response() -> bytes:
+    """The extract's POIs of the catalogue (``out center tags``) and its water (``out geom``)."""
+    from stations_generator import load_catalogue
+    from stations_generator.osm.extracts import is_water, read_points
+
+    catalogue = load_catalogue()
+    elements = _out_center(read_points(LIECHTENSTEIN, catalogue.keeps))
     ways, relations = _out_geom(LIECHTENSTEIN, lambda _i, t: is_water(t), lambda _i, t: is_water(t))
     return _envelope(elements + ways + relations)
+
+
+@cache
+def liechtenstein_area_response(relation_id: int) -> bytes:
+    """One relation of the extract, ``out geom``, under its extract id."""
+    _, relations = _out_geom(LIECHTENSTEIN, lambda _i, _t: False, lambda i, _t: i == relation_id)
+    return _envelope(relations)
+
+
+_NWR = re.compile(r"^\s*nwr((?:\[[^\]]*\])+)\(poly:", re.MULTILINE)
+
+
+@cache
+def liechtenstein_filtered_response(filters: tuple[str, ...]) -> bytes:
+    """The extract's objects matching any of ``filters`` (Overpass QL), ``out center tags``."""
+    from stations_generator.osm import filters as osm_filters
+    from stations_generator.osm.extracts import read_points
+
+    parsed = osm_filters.parse_filters(filters)
+    return _envelope(
+        _out_center(read_points(LIECHTENSTEIN, lambda t: osm_filters.matches(parsed, t)))
+    )
+
+
+def _poly(query: str):
+    """The first ``poly:`` ring of a query as a shapely Polygon (lon/lat)."""
+    from shapely.geometry import Polygon
+
+    text = re.search(r'poly:"([^"]*)"', query)
+    if text is None:
+        return None
+    numbers = [float(v) for v in text.group(1).split()]
+    return Polygon(list(zip(numbers[1::2], numbers[0::2], strict=True)))
 
 
 @cache
@@ -298,7 +344,14 @@ def overpass_answer(query: str) -> bytes | None:
     if relation is not None:
         if int(relation.group(1)) == LIECHTENSTEIN_RELATION:
             return liechtenstein_relation_response()
+        if int(relation.group(1)) == OBERLAND_RELATION:
+            return liechtenstein_area_response(OBERLAND_RELATION)
         return _envelope([])  # what Overpass answers for an id it does not hold
+    nwr = _NWR.findall(query)
+    if nwr and "out geom" not in query:  # places and stations only (taibeled states)
+        area = _poly(query)
+        if area is not None and area.intersects(_zone(LIECHTENSTEIN_ZONE)):
+            return liechtenstein_filtered_response(tuple(sorted(set(nwr))))
     match = _POLY.search(query)
     if match is None:
         return None

@@ -147,9 +147,9 @@ def test_check_hiding_zone(check_hiding_zone):
         "after question 1 (Radius 1 km: within): 1.3260 km² left, 30 of 30 hiding zones possible",
         "after question 2 (Thermometer 400 m: hotter): 0.4900 km² left, 30 of 30 hiding zones possible",
         "after question 3 (Matching nearest library: same): 0.3429 km² left, 27 of 30 hiding zones possible",
-        "after question 5 (Measuring coastline: closer): 0.1086 km² left, 21 of 30 hiding zones possible",
-        "after question 6 (Matching transit line: same): 0.1086 km² left, 14 of 30 hiding zones possible",
-        "after question 7 (Radius 500 m: within): 0.1086 km² left, 14 of 30 hiding zones possible",
+        "after question 5 (Measuring coastline: closer): 0.1085 km² left, 21 of 30 hiding zones possible",
+        "after question 6 (Matching transit line: same): 0.1085 km² left, 14 of 30 hiding zones possible",
+        "after question 7 (Radius 500 m: within): 0.1085 km² left, 14 of 30 hiding zones possible",
     ):
         assert line in text
     layers = [
@@ -189,7 +189,7 @@ def test_check_hiding_zone(check_hiding_zone):
     assert "Total: draw 19, pick 8" in text
     # The share link, pasted back both ways.
     assert re.search(r"share link: \d+ characters, https://\S+\?hzc=[A-Za-z0-9_-]+", text)
-    assert "remaining area: 0.1086 km² from the game, 0.1086 km² from the link" in text
+    assert "remaining area: 0.1085 km² from the game, 0.1085 km² from the link" in text
     assert "same remaining area from the share link" in text
     assert "load_game on the link: same remaining area, same 14 possible hiding zones" in text
 

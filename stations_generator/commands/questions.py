@@ -8,13 +8,15 @@ from typing import Any
 
 import click
 
+from ..core.antimeridian import split_antimeridian, wrap_lon
 from ..core.game import Elimination, Game, ZoneStatus
 from ..core.questions import QuestionError
 from ..core.rules import cost_ledger
 from ..errors import InputError
 from ..export.atomic import output_set
 from ..export.geojson import dumps_geojson, polygon_rings
-from ..gamefile import LoadedGame, load_game, parse_lat_lon
+from ..gamefile import LoadedGame, load_cost_questions, load_game, parse_lat_lon
+from ..taibeled_game import MapSources
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 REMAINING_GEOJSON = "remaining.geojson"
@@ -24,18 +26,75 @@ ELIMINATION_HTML = "elimination.html"
 APPLY_FILES = (REMAINING_GEOJSON, ZONES_GEOJSON, ELIMINATION_HTML)
 
 _game_arg = click.argument("game", type=click.Path(path_type=Path))
-_osm_opt = click.option(
-    "--osm",
-    "osm_files",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="OSM extract(s) or Overpass JSON for places, zones and stations (overrides the game's).",
-)
+_MAP_OPTIONS = [
+    click.option(
+        "--osm",
+        "osm_files",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help="OSM extract(s) or Overpass JSON for places, zones and stations (overrides the game's).",
+    ),
+    click.option(
+        "--play-area",
+        type=click.Path(path_type=Path),
+        help="GeoJSON play area (overrides the game's; a question list needs one, or --stations/--osm).",
+    ),
+    click.option(
+        "--stations",
+        "stations_file",
+        type=click.Path(path_type=Path),
+        help="stations.geojson from generate: the hiding stations (and the play area it holds).",
+    ),
+    click.option(
+        "--overpass-url",
+        "overpass_urls",
+        multiple=True,
+        envvar="STATIONS_GENERATOR_OVERPASS_URL",
+        help="Overpass endpoint for a taibeled play area stored as an OSM id that no --osm file "
+        "holds, and for places when no --osm is given (env STATIONS_GENERATOR_OVERPASS_URL).",
+    ),
+    click.option(
+        "--cache-dir",
+        type=click.Path(path_type=Path),
+        envvar="STATIONS_GENERATOR_CACHE_DIR",
+        help="Overpass cache folder [default: the user cache dir; env STATIONS_GENERATOR_CACHE_DIR].",
+    ),
+    click.option("--no-cache", is_flag=True, help="Neither read nor write the Overpass cache."),
+]
 
 
-def _load(game: Path, osm_files) -> LoadedGame:
+def _osm_opt(f):
+    """The options that say where the map comes from (shared by every command here)."""
+    for option in reversed(_MAP_OPTIONS):
+        f = option(f)
+    return f
+
+
+def _sources(console, options: dict) -> MapSources:
+    from ..osm import overpass
+
+    urls = tuple(u for text in options.get("overpass_urls") or () for u in str(text).split())
+
+    def client() -> overpass.OverpassClient:
+        return overpass.OverpassClient(
+            urls or overpass.DEFAULT_ENDPOINTS,
+            cache_dir=options.get("cache_dir"),
+            use_cache=not options.get("no_cache"),
+            log=console.detail,
+        )
+
+    return MapSources(
+        osm=tuple(options.get("osm_files") or ()),
+        play_area=options.get("play_area"),
+        stations=options.get("stations_file"),
+        overpass=client,
+        say=console.info,
+    )
+
+
+def _load(game: Path, console, options: dict) -> LoadedGame:
     try:
-        loaded = load_game(game, osm_files)
+        loaded = load_game(game, sources=_sources(console, options), warn=console.warn)
         loaded.game.validate()
     except QuestionError as exc:
         raise InputError(f"{game.name}: {exc}") from None
@@ -43,6 +102,7 @@ def _load(game: Path, osm_files) -> LoadedGame:
 
 
 def _geometry(geom) -> dict | None:
+    geom = split_antimeridian(geom)  # RFC 7946: cut at ±180°, longitudes in [-180, 180]
     polys = [
         g for g in getattr(geom, "geoms", [geom]) if g.geom_type == "Polygon" and not g.is_empty
     ]
@@ -104,7 +164,10 @@ def zones_geojson(game: Game, zones: list[ZoneStatus]) -> dict:
                     "reason": z.reason,
                     "radius_m": round(game.hiding_radius_m, 1),
                 },
-                "geometry": {"type": "Point", "coordinates": [round(s.lon, 7), round(s.lat, 7)]},
+                "geometry": {
+                    "type": "Point",
+                    "coordinates": [round(float(wrap_lon(s.lon)), 7), round(s.lat, 7)],
+                },
             }
         )
     return {"type": "FeatureCollection", "features": features}
@@ -137,8 +200,10 @@ def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus])
 def questions() -> None:
     """Apply seekers' questions to the map, answer them as the hider, count their cost.
 
-    GAME is a GAME.json (see docs/questions.md), a taibeled state or question JSON, or a
-    file holding a taibeled share link (?hzc=…).
+    GAME is a GAME.json (see docs/questions.md), a taibeled state, a taibeled question
+    list or single question (its map from --play-area, --stations or --osm; cost needs
+    none), or a file holding a taibeled share link (?hzc=…). A taibeled play area stored
+    as an OSM id is read from --osm, else fetched from Overpass (cached).
     """
 
 
@@ -160,11 +225,11 @@ def questions() -> None:
 )
 @_osm_opt
 @click.pass_obj
-def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, osm_files) -> None:
+def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, **options) -> None:
     """Remaining area and possible hiding zones after every question."""
     # The folder is locked from here on; its files appear together, or not at all.
     with output_set(output_dir, APPLY_FILES) as outputs:
-        g, elimination, zones, texts = _apply_outputs(console, game, osm_files, html_map)
+        g, elimination, zones, texts = _apply_outputs(console, game, html_map, options)
         for name, text in texts.items():
             outputs.write_text(name, text)
     for line in summary_table(g, elimination, zones):
@@ -173,10 +238,10 @@ def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, osm_files) 
 
 
 def _apply_outputs(
-    console, game: Path, osm_files, html_map: bool
+    console, game: Path, html_map: bool, options: dict
 ) -> tuple[Game, Elimination, list[ZoneStatus], dict[str, str]]:
     """The game, what its questions leave, and the files of ``questions apply`` by name."""
-    loaded = _load(game, osm_files)
+    loaded = _load(game, console, options)
     g = loaded.game
     elimination = g.eliminate()
     _warn_contradictions(console, elimination)
@@ -207,13 +272,13 @@ def _apply_outputs(
 @_osm_opt
 @click.pass_obj
 def answer_cmd(
-    console, game: Path, hider: str, station_id: str | None, as_json: bool, osm_files
+    console, game: Path, hider: str, station_id: str | None, as_json: bool, **options
 ) -> None:
     """Answer every question truthfully for a hider (the same geometry the seekers use)."""
     lon, lat = parse_lat_lon(hider, "--hider")  # before the (slow) game load
-    loaded = _load_for_answers(game, osm_files)
+    loaded = _load_for_answers(game, console, options)
     g = loaded.game
-    if not g.play_area.buffer(0).covers(_point(lon, lat)):
+    if not g.covers(lon, lat):
         raise InputError(
             f"--hider {hider} is outside the play area; check the coordinates (LAT,LON)"
         )
@@ -247,10 +312,16 @@ def answer_cmd(
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
 @_osm_opt
 @click.pass_obj
-def cost_cmd(console, game: Path, as_json: bool, osm_files) -> None:
-    """Cards the hider draws and picks for each question, repeated questions costing more."""
-    loaded = _load_for_answers(game, osm_files)
-    ledger = cost_ledger(loaded.game.questions)
+def cost_cmd(console, game: Path, as_json: bool, **options) -> None:
+    """Cards the hider draws and picks for each question, repeated questions costing more.
+
+    A taibeled question list or single question needs no map here.
+    """
+    try:
+        questions = load_cost_questions(game, _sources(console, options))
+    except QuestionError as exc:
+        raise InputError(f"{game.name}: {exc}") from None
+    ledger = cost_ledger(questions)
     if as_json:
         click.echo(json.dumps([e.__dict__ for e in ledger], ensure_ascii=False, indent=2))
         return
@@ -269,18 +340,12 @@ def _warn_contradictions(console, elimination: Elimination) -> None:
         console.warn(contradiction.message())
 
 
-def _load_for_answers(game: Path, osm_files) -> LoadedGame:
-    """Like _load, but answers may be missing (hider mode and the ledger do not need them)."""
+def _load_for_answers(game: Path, console, options: dict) -> LoadedGame:
+    """Like _load, but answers may be missing (hider mode does not need them)."""
     try:
-        return load_game(game, osm_files)
+        return load_game(game, sources=_sources(console, options), warn=console.warn)
     except QuestionError as exc:
         raise InputError(f"{game.name}: {exc}") from None
-
-
-def _point(lon: float, lat: float):
-    from shapely.geometry import Point
-
-    return Point(lon, lat)
 
 
 def _station(g: Game, station_id: str):
@@ -305,13 +370,13 @@ def zones() -> None:
 @_osm_opt
 @click.pass_obj
 def check_cmd(
-    console, game: Path, station_id: str | None, at: str | None, as_json: bool, osm_files
+    console, game: Path, station_id: str | None, at: str | None, as_json: bool, **options
 ) -> None:
     """Is this hiding zone valid? Names each question that rules it out. Exit 0 valid, 1 not."""
     if (station_id is None) == (at is None):
         raise click.UsageError("give exactly one of --station ID or --at LAT,LON")
     point = parse_lat_lon(at, "--at") if at is not None else None  # before the game load
-    loaded = _load(game, osm_files)
+    loaded = _load(game, console, options)
     g = loaded.game
     _warn_contradictions(console, g.eliminate())
     if station_id:

@@ -17,10 +17,12 @@ import shapely
 from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
+from .antimeridian import centre_lon, wrap_lon
 from .geodesy import geodesic_area_km2
 from .questions import AreaQuestion, Question, QuestionError, Station, StationQuestion
 from .rules import RuleSet
 from .shapes import distance_m, geodesic_circle, geodesic_circles
+from .shapes import polygonal as _polygonal
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,14 @@ class Game:
     def hiding_radius_m(self) -> float:
         return self.rules.radius_m(self.game_size, self.modifiers)
 
+    def in_window(self, lon: float) -> float:
+        """A longitude moved by whole turns next to the play area (see core/antimeridian.py)."""
+        return float(wrap_lon(lon, centre_lon(self.play_area)))
+
+    def covers(self, lon: float, lat: float) -> bool:
+        """Whether the play area covers a point (any longitude convention)."""
+        return bool(self.play_area.covers(Point(self.in_window(lon), lat)))
+
     def validate(self) -> None:
         """Check every question can be evaluated (answers present, distances allowed)."""
         from .questions import ThermometerQuestion
@@ -149,6 +159,7 @@ class Game:
         """
         self.validate()
         remaining = self.play_area
+        left_km2 = geodesic_area_km2(remaining)
         steps = []
         contradictions = []
         applied: list[int] = []
@@ -160,23 +171,21 @@ class Game:
                 if _leaves_nothing(kept):
                     together = self.contradiction(applied, k)
                     contradictions.append(Contradiction(k + 1, together))
-                    km2 = geodesic_area_km2(remaining)
-                    steps.append(Step(q, shapely.Polygon(), 0.0, km2, contradicts=together))
+                    steps.append(Step(q, shapely.Polygon(), 0.0, left_km2, contradicts=together))
                     continue
                 applied.append(k)
                 removed = _polygonal(shapely.make_valid(remaining.difference(kept)))
                 remaining = kept
-                steps.append(
-                    Step(q, removed, geodesic_area_km2(removed), geodesic_area_km2(remaining))
-                )
+                # Kept and removed tile the area before: the removed area is the difference.
+                kept_km2 = geodesic_area_km2(remaining)
+                steps.append(Step(q, removed, max(left_km2 - kept_km2, 0.0), kept_km2))
+                left_km2 = kept_km2
             else:
                 assert isinstance(q, StationQuestion)
                 out = tuple(s.id for s in self.stations if s.id in alive and not q.station_keeps(s))
                 alive -= set(out)
-                steps.append(Step(q, shapely.Polygon(), 0.0, geodesic_area_km2(remaining), out))
-        return Elimination(
-            remaining, geodesic_area_km2(remaining), tuple(steps), tuple(contradictions)
-        )
+                steps.append(Step(q, shapely.Polygon(), 0.0, left_km2, out))
+        return Elimination(remaining, left_km2, tuple(steps), tuple(contradictions))
 
     def contradiction(self, earlier: Sequence[int], emptying: int) -> tuple[int, ...]:
         """A minimal set of area questions whose answers together leave nothing.
@@ -232,7 +241,7 @@ class Game:
         if not self.stations:
             return []
         radius = self.hiding_radius_m
-        lons = np.array([s.lon for s in self.stations])
+        lons = wrap_lon(np.array([s.lon for s in self.stations]), centre_lon(self.play_area))
         lats = np.array([s.lat for s in self.stations])
         circles = geodesic_circles(lons, lats, radius)
         remaining = elimination.remaining
@@ -282,6 +291,7 @@ class Game:
     ) -> list[tuple[Question, Any]]:
         """What a hider at (lon, lat) answers to each question (station questions about
         ``station``, by default the nearest station)."""
+        lon = self.in_window(lon)
         station = station or self.nearest_station(lon, lat)
         out = []
         for q in self.questions:
@@ -310,12 +320,13 @@ class Game:
         if station is not None:
             point = (station.lon, station.lat)
         assert point is not None
+        point = (self.in_window(point[0]), point[1])
         self.validate()
         zone = geodesic_circle(point[0], point[1], self.hiding_radius_m)
         inside_map = self.play_area.intersects(zone)
         allowed = station is None or self.rules.is_valid_stop(station, self.country)
         conflicts = []
-        region = zone.intersection(self.play_area)
+        region = _polygonal(zone.intersection(self.play_area))
         for k, q in enumerate(self.questions):
             if isinstance(q, StationQuestion):
                 if station is None:
@@ -325,7 +336,7 @@ class Game:
                     conflicts.append(Conflict(q, k, q.answer, answer))
                 continue
             assert isinstance(q, AreaQuestion)
-            kept = q.kept(region) if not region.is_empty else region
+            kept = _polygonal(shapely.make_valid(q.kept(region))) if not region.is_empty else region
             if kept.is_empty or kept.area == 0:
                 needed = q.answer_for(*point)
                 conflicts.append(Conflict(q, k, q.answer, needed))
@@ -342,13 +353,18 @@ class Game:
 
     def is_possible(self, lon: float, lat: float) -> bool:
         """Whether a hider at (lon, lat) would give every recorded area answer."""
-        if not self.play_area.covers(Point(lon, lat)):
-            return False
-        return all(
-            q.answer_for(lon, lat) == q.answer
-            for q in self.questions
-            if isinstance(q, AreaQuestion)
-        )
+        return bool(self.possible_many([lon], [lat])[0])
+
+    def possible_many(self, lons, lats) -> np.ndarray:
+        """:meth:`is_possible` for many points at once (exact geodesic answers)."""
+        lons = wrap_lon(np.atleast_1d(np.asarray(lons, float)), centre_lon(self.play_area))
+        lats = np.atleast_1d(np.asarray(lats, float))
+        shapely.prepare(self.play_area)
+        ok = shapely.intersects_xy(self.play_area, lons, lats)
+        for q in self.questions:
+            if isinstance(q, AreaQuestion) and ok.any():
+                ok[ok] &= np.asarray(q.answers_for(lons[ok], lats[ok]) == q.answer, bool)
+        return ok
 
 
 #: Below this a remaining area is boolean-op slivers, not somewhere to hide (1 m²).
@@ -357,13 +373,3 @@ _NOTHING_KM2 = 1e-6
 
 def _leaves_nothing(area: BaseGeometry) -> bool:
     return area.is_empty or area.area == 0 or geodesic_area_km2(area) < _NOTHING_KM2
-
-
-def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
-    """Drop the points and lines boolean ops leave on boundaries."""
-    if geometry.geom_type in ("Polygon", "MultiPolygon"):
-        return geometry
-    parts = [
-        g for g in getattr(geometry, "geoms", []) if g.geom_type in ("Polygon", "MultiPolygon")
-    ]
-    return shapely.union_all(parts) if parts else shapely.Polygon()

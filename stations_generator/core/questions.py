@@ -21,19 +21,21 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
 import shapely
-from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
+from .antimeridian import centre_lon, wrap_lon
+from .buffers import distance_region
+from .features import GeodesicFeatures, PlaceIndex
 from .shapes import (
+    EDGE_TOLERANCE_M,
     AzimuthalFrame,
     closer_region,
     distance_m,
-    frame_distance,
-    geodesic_buffer,
     geodesic_circle,
     geodesic_circles,
 )
@@ -100,8 +102,26 @@ def _nearest(places: Sequence[Place], lon: float, lat: float) -> tuple[Place | N
         np.array([p.lon for p in places]),
         np.array([p.lat for p in places]),
     )
-    best = min(range(len(places)), key=lambda i: (d[i], places[i].id))
+    tied = np.flatnonzero(d == d.min())
+    best = int(min(tied, key=lambda i: places[i].id)) if len(tied) > 1 else int(tied[0])
     return places[best], float(d[best])
+
+
+def _place_index(places: Sequence[Place]) -> PlaceIndex:
+    """An exact nearest-place index; ties go to the smaller id, as in :func:`_nearest`."""
+    ids = [p.id for p in places]
+    rank = np.empty(len(ids), int)
+    rank[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
+    return PlaceIndex([p.lon for p in places], [p.lat for p in places], rank)
+
+
+def _arrays(lons, lats) -> tuple[np.ndarray, np.ndarray]:
+    return np.atleast_1d(np.asarray(lons, float)), np.atleast_1d(np.asarray(lats, float))
+
+
+def _circle(centre: LonLat, radius_m: float, near_lon: float | None) -> BaseGeometry:
+    lon = centre[0] if near_lon is None else wrap_lon(centre[0], near_lon)
+    return geodesic_circle(lon, centre[1], radius_m, EDGE_TOLERANCE_M)
 
 
 def voronoi_cell(places: Sequence[Place], chosen: Place, extent: BaseGeometry) -> BaseGeometry:
@@ -158,6 +178,14 @@ class Question(ABC):
     @abstractmethod
     def answer_for(self, lon: float, lat: float) -> Any:
         """What a hider at (lon, lat) answers."""
+
+    def answers_for(self, lons, lats) -> np.ndarray:
+        """:meth:`answer_for` for many points at once (an array of answers)."""
+        lons, lats = _arrays(lons, lats)
+        out = np.empty(len(lons), dtype=object)
+        for i, (lon, lat) in enumerate(zip(lons, lats, strict=True)):
+            out[i] = self.answer_for(float(lon), float(lat))
+        return out
 
     @abstractmethod
     def cost_key(self) -> tuple:
@@ -222,16 +250,22 @@ class RadiusQuestion(AreaQuestion):
     def answer(self) -> bool | None:
         return self.within
 
-    def circle(self) -> BaseGeometry:
-        return geodesic_circle(*self.seeker, self.radius_m)
+    def circle(self, near_lon: float | None = None) -> BaseGeometry:
+        """The circle (edges within EDGE_TOLERANCE_M), around the seeker moved near ``near_lon``."""
+        return _circle(self.seeker, self.radius_m, near_lon)
 
     def answer_for(self, lon: float, lat: float) -> bool:
-        return bool(
-            float(distance_m(self.seeker[0], self.seeker[1], lon, lat)) <= self.radius_m + TIE_M
+        return bool(self.answers_for([lon], [lat])[0])
+
+    def answers_for(self, lons, lats) -> np.ndarray:
+        lons, lats = _arrays(lons, lats)
+        d = distance_m(
+            np.full(len(lons), self.seeker[0]), np.full(len(lons), self.seeker[1]), lons, lats
         )
+        return np.asarray(d) <= self.radius_m + TIE_M
 
     def kept_for(self, answer: bool, extent: BaseGeometry) -> BaseGeometry:
-        circle = self.circle()
+        circle = self.circle(centre_lon(extent))
         return extent.intersection(circle) if answer else extent.difference(circle)
 
     def cost_key(self) -> tuple:
@@ -298,9 +332,14 @@ class ThermometerQuestion(AreaQuestion):
         return fits[-1]
 
     def answer_for(self, lon: float, lat: float) -> bool:
-        d_start = float(distance_m(self.start[0], self.start[1], lon, lat))
-        d_end = float(distance_m(self.end[0], self.end[1], lon, lat))
-        return d_end <= d_start + TIE_M
+        return bool(self.answers_for([lon], [lat])[0])
+
+    def answers_for(self, lons, lats) -> np.ndarray:
+        lons, lats = _arrays(lons, lats)
+        n = len(lons)
+        d_start = distance_m(np.full(n, self.start[0]), np.full(n, self.start[1]), lons, lats)
+        d_end = distance_m(np.full(n, self.end[0]), np.full(n, self.end[1]), lons, lats)
+        return np.asarray(d_end) <= np.asarray(d_start) + TIE_M
 
     def kept_for(self, answer: bool, extent: BaseGeometry) -> BaseGeometry:
         hot = closer_region(self.end, self.start, extent)
@@ -353,24 +392,41 @@ class TentaclesQuestion(AreaQuestion):
 
     def candidates(self) -> list[Place]:
         """The places within the radius of the seeker."""
+        return list(self._candidates)
+
+    @cached_property
+    def _candidates(self) -> tuple[Place, ...]:
         if not self.places:
-            return []
+            return ()
         d = distance_m(
             np.full(len(self.places), self.seeker[0]),
             np.full(len(self.places), self.seeker[1]),
             np.array([p.lon for p in self.places]),
             np.array([p.lat for p in self.places]),
         )
-        return [p for p, dist in zip(self.places, d, strict=True) if dist <= self.radius_m + TIE_M]
+        return tuple(
+            p for p, dist in zip(self.places, d, strict=True) if dist <= self.radius_m + TIE_M
+        )
 
     def answer_for(self, lon: float, lat: float) -> Any:
         if float(distance_m(self.seeker[0], self.seeker[1], lon, lat)) > self.radius_m + TIE_M:
             return NOT_WITHIN
-        place, _ = _nearest(self.candidates(), lon, lat)
+        place, _ = _nearest(self._candidates, lon, lat)
         return place.id if place else NOT_WITHIN
 
+    def answers_for(self, lons, lats) -> np.ndarray:
+        lons, lats = _arrays(lons, lats)
+        n = len(lons)
+        out = np.full(n, NOT_WITHIN, dtype=object)
+        d = distance_m(np.full(n, self.seeker[0]), np.full(n, self.seeker[1]), lons, lats)
+        inside = np.asarray(d) <= self.radius_m + TIE_M
+        if self._candidates and inside.any():
+            idx, _ = _place_index(self._candidates).nearest(lons[inside], lats[inside])
+            out[inside] = [self._candidates[i].id for i in idx]
+        return out
+
     def kept_for(self, answer: Any, extent: BaseGeometry) -> BaseGeometry:
-        circle = geodesic_circle(*self.seeker, self.radius_m)
+        circle = _circle(self.seeker, self.radius_m, centre_lon(extent))
         if answer == NOT_WITHIN:
             inside = self.candidates()
             return extent.difference(circle) if inside else extent
@@ -415,6 +471,10 @@ class MatchingNearestQuestion(AreaQuestion):
         return self.same
 
     def seeker_place(self) -> Place:
+        return self._seeker_place
+
+    @cached_property
+    def _seeker_place(self) -> Place:
         place, _ = _nearest(self.places, *self.seeker)
         if place is None:
             raise QuestionError(f"{self.label()}: no {self.subject} known near the play area")
@@ -423,6 +483,16 @@ class MatchingNearestQuestion(AreaQuestion):
     def answer_for(self, lon: float, lat: float) -> bool:
         place, _ = _nearest(self.places, lon, lat)
         return place is not None and place.id == self.seeker_place().id
+
+    @cached_property
+    def _index(self) -> PlaceIndex:
+        return _place_index(self.places)
+
+    def answers_for(self, lons, lats) -> np.ndarray:
+        lons, lats = _arrays(lons, lats)
+        mine = self.seeker_place().id
+        idx, _ = self._index.nearest(lons, lats)
+        return np.array([self.places[i].id == mine for i in idx], bool)
 
     def kept_for(self, answer: bool, extent: BaseGeometry) -> BaseGeometry:
         cell = voronoi_cell(self.places, self.seeker_place(), extent)
@@ -438,12 +508,30 @@ class MatchingNearestQuestion(AreaQuestion):
         return "same" if answer else "different"
 
 
+class _ZoneIndex:
+    """Which zone covers a point (the smallest id where zones overlap), by STRtree."""
+
+    def __init__(self, zones: Sequence[Zone]) -> None:
+        self.zones = sorted(zones, key=lambda z: z.id)
+        geoms = [z.geometry for z in self.zones]
+        self.tree = shapely.STRtree(geoms)
+        self.centre = centre_lon(shapely.GeometryCollection(geoms)) if geoms else 0.0
+
+    def zone_of(self, lon: float, lat: float) -> Zone | None:
+        return self.zones_of([lon], [lat])[0]
+
+    def zones_of(self, lons, lats) -> list[Zone | None]:
+        pts = shapely.points(
+            wrap_lon(np.asarray(lons, float), self.centre), np.asarray(lats, float)
+        )
+        qi, zi = self.tree.query(pts, predicate="covered_by")
+        best = np.full(len(pts), len(self.zones))
+        np.minimum.at(best, qi, zi)
+        return [self.zones[int(b)] if b < len(self.zones) else None for b in best]
+
+
 def _zone_of(zones: Sequence[Zone], lon: float, lat: float) -> Zone | None:
-    p = Point(lon, lat)
-    for zone in sorted(zones, key=lambda z: z.id):
-        if zone.geometry.covers(p):
-            return zone
-    return None
+    return _ZoneIndex(zones).zone_of(lon, lat)
 
 
 def first_letter(name: str) -> str:
@@ -470,8 +558,12 @@ class MatchingZoneQuestion(AreaQuestion):
     def answer(self) -> bool | None:
         return self.same
 
+    @cached_property
+    def _index(self) -> _ZoneIndex:
+        return _ZoneIndex(self.zones)
+
     def seeker_zone(self) -> Zone:
-        zone = _zone_of(self.zones, *self.seeker)
+        zone = self._index.zone_of(*self.seeker)
         if zone is None:
             raise QuestionError(
                 f"{self.label()}: the seeker is in no admin zone of level {self.level}"
@@ -485,12 +577,31 @@ class MatchingZoneQuestion(AreaQuestion):
         letter = first_letter(mine.name)
         return [z for z in self.zones if first_letter(z.name) == letter]
 
+    @cached_property
+    def _matching_ids(self) -> frozenset[str]:
+        return frozenset(z.id for z in self._matching_zones())
+
+    @cached_property
+    def _region(self) -> BaseGeometry:
+        region = shapely.union_all([z.geometry for z in self._matching_zones()])
+        shapely.prepare(region)
+        return region
+
     def answer_for(self, lon: float, lat: float) -> bool:
-        zone = _zone_of(self.zones, lon, lat)
-        return zone is not None and zone.id in {z.id for z in self._matching_zones()}
+        zone = self._index.zone_of(lon, lat)
+        return zone is not None and zone.id in self._matching_ids
+
+    def answers_for(self, lons, lats) -> np.ndarray:
+        lons, lats = _arrays(lons, lats)
+        zones = self._index.zones_of(lons, lats)
+        return np.array([z is not None and z.id in self._matching_ids for z in zones], bool)
 
     def kept_for(self, answer: bool, extent: BaseGeometry) -> BaseGeometry:
-        region = shapely.union_all([z.geometry for z in self._matching_zones()])
+        region = self._region
+        if region.contains(extent):
+            return extent if answer else shapely.Polygon()
+        if not region.intersects(extent):
+            return shapely.Polygon() if answer else extent
         return extent.intersection(region) if answer else extent.difference(region)
 
     def cost_key(self) -> tuple:
@@ -566,9 +677,11 @@ class MeasuringQuestion(AreaQuestion):
     """ "Compared to me, are you closer to or further from X?"
 
     Region = points whose distance to the nearest X is at most the seeker's (a tie
-    counts as "hider closer"). Points use exact geodesic distance; lines and
-    polygons (distance to the nearest edge, 0 inside) use an azimuthal equidistant
-    frame centred on the play area (see :mod:`.shapes` for its error bound).
+    counts as "hider closer"). Every distance is an exact WGS84 geodesic: to points
+    directly, to lines and polygons (the nearest edge, 0 inside) through
+    :class:`~.features.GeodesicFeatures`. The region's edges are within
+    :data:`~.shapes.EDGE_TOLERANCE_M` of the truth at any size (:mod:`.buffers`);
+    ``frame`` (centred on the play area) only picks candidates and first guesses.
     """
 
     seeker: LonLat
@@ -584,26 +697,43 @@ class MeasuringQuestion(AreaQuestion):
         return self.hider_closer
 
     def _points(self) -> np.ndarray:
+        return self._point_array
+
+    @cached_property
+    def _point_array(self) -> np.ndarray:
         pts = [g for g in self.features if g.geom_type == "Point"]
         return np.array([[p.x, p.y] for p in pts]) if pts else np.zeros((0, 2))
 
-    def _shapes(self) -> BaseGeometry | None:
-        others = [g for g in self.features if g.geom_type != "Point"]
-        return shapely.union_all(others) if others else None
+    @cached_property
+    def _point_index(self) -> PlaceIndex:
+        return PlaceIndex(self._point_array[:, 0], self._point_array[:, 1])
+
+    @cached_property
+    def _shapes(self) -> GeodesicFeatures | None:
+        others = [g for g in self.features if g.geom_type not in ("Point", "MultiPoint")]
+        index = GeodesicFeatures(others, self.frame) if others else None
+        return None if index is None or index.is_empty else index
+
+    def distances(self, lons, lats) -> np.ndarray:
+        """Exact distance in metres from each point to the nearest feature (vectorised)."""
+        lons = np.atleast_1d(np.asarray(lons, float))
+        lats = np.atleast_1d(np.asarray(lats, float))
+        best = np.full(len(lons), np.inf)
+        if len(self._point_array) and len(lons):
+            best = self._point_index.nearest(lons, lats)[1]
+        if self._shapes is not None and len(lons):
+            best = np.minimum(best, self._shapes.distance(lons, lats))
+        return best
 
     def distance_from(self, lon: float, lat: float) -> float:
         """Distance in metres from a point to the nearest feature."""
-        best = math.inf
-        pts = self._points()
-        if len(pts):
-            d = distance_m(np.full(len(pts), lon), np.full(len(pts), lat), pts[:, 0], pts[:, 1])
-            best = float(d.min())
-        shapes = self._shapes()
-        if shapes is not None:
-            best = min(best, frame_distance(self.frame, lon, lat, shapes))
-        return best
+        return float(self.distances([lon], [lat])[0])
 
     def seeker_distance(self) -> float:
+        return self._seeker_distance
+
+    @cached_property
+    def _seeker_distance(self) -> float:
         d = self.distance_from(*self.seeker)
         if math.isinf(d):
             raise QuestionError(f"{self.label()}: no {self.subject} known near the play area")
@@ -612,22 +742,40 @@ class MeasuringQuestion(AreaQuestion):
     def answer_for(self, lon: float, lat: float) -> bool:
         return self.distance_from(lon, lat) <= self.seeker_distance() + TIE_M
 
+    def answers_for(self, lons, lats) -> np.ndarray:
+        return self.distances(lons, lats) <= self.seeker_distance() + TIE_M
+
     def region(self, extent: BaseGeometry) -> BaseGeometry:
         """Points of ``extent`` at most the seeker's distance from the nearest feature."""
+        cached = self.__dict__.get("_last_region")
+        if cached is not None and cached[0] is extent:  # both answers of one extent
+            return cached[1]
+        region = self._region(extent)
+        self.__dict__["_last_region"] = (extent, region)
+        return region
+
+    def _region(self, extent: BaseGeometry) -> BaseGeometry:
         d = self.seeker_distance()
         parts = []
-        pts = self._points()
-        if len(pts) and d > 0:
+        pts = self._point_array
+        if len(pts) and d > 0 and not extent.is_empty:
             # Only points whose circle can reach the extent.
-            cx, cy = shapely.centroid(extent).x, shapely.centroid(extent).y
-            reach = _max_distance_from(extent, Place("", "", cx, cy))
-            dc = distance_m(np.full(len(pts), cx), np.full(len(pts), cy), pts[:, 0], pts[:, 1])
+            centre = shapely.centroid(extent)
+            reach = _max_distance_from(extent, Place("", "", centre.x, centre.y))
+            dc = distance_m(np.full(len(pts), centre.x), np.full(len(pts), centre.y), *pts.T)
             near = pts[dc <= reach + d]
             if len(near):
-                parts.extend(geodesic_circles(near[:, 0], near[:, 1], d))
-        shapes = self._shapes()
-        if shapes is not None:
-            parts.append(geodesic_buffer(shapes, d, self.frame))
+                lons = wrap_lon(near[:, 0], centre.x)
+                # Coarse circumscribed circles first: only those touching the extent are drawn finely.
+                shapely.prepare(extent)
+                coarse = geodesic_circles(lons, near[:, 1], d, tolerance_m=max(d * 0.02, 1.0))
+                touch = shapely.intersects(extent, coarse)
+                fine = geodesic_circles(lons[touch], near[touch, 1], d, EDGE_TOLERANCE_M)
+                if len(fine) and shapely.contains(fine, extent).any():
+                    return extent
+                parts.extend(fine)
+        if self._shapes is not None:
+            parts.append(distance_region(self._shapes, d, extent))
         if not parts:
             return shapely.Polygon()
         return extent.intersection(shapely.union_all(parts))

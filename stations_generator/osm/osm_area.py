@@ -1,0 +1,129 @@
+"""The polygon of an OSM object named by its type and id (taibeled play areas).
+
+The taibeled app stores a play area as a Photon search result: a Point plus
+``properties.osm_type`` (``"R"``, ``"W"`` or ``"N"``) and ``osm_id``; the boundary is
+that OSM object's geometry. :func:`area_from_extracts` assembles it from local
+extracts (osmium's area assembler, only that object); :func:`area_from_overpass`
+fetches it (``relation(ID); out geom;`` or ``way(ID); out geom;``, cached by the
+Overpass client).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import osmium
+import osmium.filter
+import shapely
+from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
+
+from ..errors import InputError, NoDataError
+from . import extracts, overpass, sources
+
+_KINDS = {
+    "r": "relation",
+    "relation": "relation",
+    "w": "way",
+    "way": "way",
+    "n": "node",
+    "node": "node",
+}
+
+
+def osm_ref(osm_type: object, osm_id: object, where: str = "play area") -> tuple[str, int]:
+    """``("relation" | "way" | "node", id)`` from taibeled's ``osm_type`` / ``osm_id``."""
+    kind = _KINDS.get(str(osm_type).strip().lower())
+    if kind is None:
+        raise InputError(f"{where}: osm_type {osm_type!r} is not R, W or N (relation, way, node)")
+    try:
+        number = int(str(osm_id).strip())
+    except ValueError:
+        raise InputError(f"{where}: osm_id {osm_id!r} is not a whole number") from None
+    if number <= 0:
+        raise InputError(f"{where}: osm_id {number} is not a valid OSM id")
+    return kind, number
+
+
+def _one_area(geoms: list[BaseGeometry]) -> BaseGeometry | None:
+    polys = [g for g in geoms if g.geom_type in ("Polygon", "MultiPolygon") and not g.is_empty]
+    if not polys:
+        return None
+    return shapely.normalize(shapely.union_all(polys))
+
+
+def _relation_area(path: Path, relation_id: int) -> BaseGeometry | None:
+    source = extracts._open(path)
+    processor = (
+        osmium.FileProcessor(source)
+        .with_areas(osmium.filter.IdFilter([relation_id]))
+        .with_filter(osmium.filter.EntityFilter(osmium.osm.AREA))
+    )
+    factory = osmium.geom.WKBFactory()
+    found = []
+    for area in extracts._iterate(processor, path):
+        if not area.from_way() and area.orig_id() == relation_id:
+            found.append(shapely.make_valid(shapely.from_wkb(factory.create_multipolygon(area))))
+    return _one_area(found)
+
+
+def _way_area(path: Path, way_id: int) -> BaseGeometry | None:
+    source = extracts._open(path)
+    processor = (
+        osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY)
+        .with_locations()
+        .with_filter(osmium.filter.EntityFilter(osmium.osm.WAY))
+    )
+    for way in extracts._iterate(processor, path):
+        if way.id != way_id:
+            continue
+        coords = [(n.location.lon, n.location.lat) for n in way.nodes if n.location.valid()]
+        if len(coords) >= 4 and coords[0] == coords[-1]:
+            return _one_area([shapely.make_valid(Polygon(coords))])
+        return None
+    return None
+
+
+def area_from_extracts(files: Sequence[Path], kind: str, osm_id: int) -> BaseGeometry | None:
+    """The object's polygon from the first extract that holds it as an area, or None.
+
+    Overpass JSON files are skipped (they carry places, not boundaries).
+    """
+    for f in files:
+        path = Path(f)
+        if str(path).lower().endswith(".json") or not path.exists():
+            continue
+        if kind == "relation":
+            area = _relation_area(path, osm_id)
+        elif kind == "way":
+            area = _way_area(path, osm_id)
+        else:
+            return None
+        if area is not None:
+            return area
+    return None
+
+
+def area_from_overpass(client: overpass.OverpassClient, kind: str, osm_id: int) -> BaseGeometry:
+    """The object's polygon through Overpass (``out geom``; cached by the client).
+
+    Raises
+    ------
+    NoDataError
+        If Overpass holds no such object, or it is not an area.
+    """
+    if kind == "relation":
+        return sources.fetch_relation_area(client, osm_id)
+    if kind != "way":
+        raise NoDataError(f"OSM node {osm_id} is a point, not an area; choose the area itself")
+    raw = client.fetch(f"[out:json][timeout:180];\nway({int(osm_id)});\nout geom;\n")
+    for el in raw.get("elements", []):
+        if el.get("type") == "way" and el.get("id") == osm_id:
+            coords = [(float(p["lon"]), float(p["lat"])) for p in el.get("geometry") or []]
+            if len(coords) >= 4 and coords[0] == coords[-1]:
+                area = _one_area([shapely.make_valid(Polygon(coords))])
+                if area is not None:
+                    return area
+            raise NoDataError(f"OSM way {osm_id} is not a closed area; choose an area")
+    raise NoDataError(f"Overpass has no OSM way {osm_id}; check the play area's osm_id")
