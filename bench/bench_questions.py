@@ -52,6 +52,9 @@ def write_game(folder: Path, n_stations: int) -> Path:
                     "id": r.id,
                     "name": r.name,
                     "category": r.category,
+                    # The station-map reader requires wait ranges (the sparse tier's).
+                    "wait_min": 20,
+                    "wait_max": 60,
                 },
                 "geometry": {"type": "Point", "coordinates": [r.geometry.x, r.geometry.y]},
             }
