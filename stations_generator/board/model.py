@@ -135,6 +135,30 @@ class Board:
             adj[b].add(a)
         return {k: tuple(sorted(v)) for k, v in sorted(adj.items())}
 
+    @cached_property
+    def boat_targets(self) -> dict[int, tuple[int, ...]]:
+        """Waterside square → the other waterside squares of the same water (BOAT)."""
+        wb = self.water_body
+        by_body: dict[int, set[int]] = defaultdict(set)
+        for s, bodies in wb.items():
+            for w in bodies:
+                by_body[w].add(s)
+        out = {}
+        for s, bodies in wb.items():
+            out[s] = tuple(sorted(set().union(*(by_body[w] for w in bodies)) - {s}))
+        return out
+
+    def steps(self, mode: int) -> list[tuple[int, ...]]:
+        """Per square, the passable squares one step away (4 or 8 neighbours), cached."""
+        cache = self.__dict__.setdefault("_steps", {})
+        if mode not in cache:
+            passable = self.passable
+            cache[mode] = [
+                tuple(n for n in self.grid.neighbours(s, mode) if passable[n])
+                for s in range(self.grid.size)
+            ]
+        return cache[mode]
+
     def kind(self, s: int) -> str:
         """The one terrain that colours square ``s`` (see :data:`TERRAIN_KINDS`)."""
         if not self.on_board[s]:
