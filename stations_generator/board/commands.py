@@ -190,3 +190,220 @@ def generate(
         overpass_client=client,
     )
     run_board_generate(request, console)
+
+
+def _house_rules(neighbours: int, cards: Path | None):
+    from .rules import HouseRules, load_cards
+
+    return HouseRules(neighbours=neighbours, cards=load_cards(cards))
+
+
+def _rules_options(f):
+    f = click.option(
+        "--cards",
+        type=click.Path(path_type=Path),
+        help="Card file (TOML) [default: the bundled 30 cards; see docs/board.md].",
+    )(f)
+    f = click.option(
+        "--neighbours",
+        type=click.Choice(["4", "8"]),
+        default="8",
+        show_default=True,
+        help="A step goes to the 4 edge neighbours or all 8 (house rule).",
+    )(f)
+    return f
+
+
+def _echo_json(doc) -> None:
+    import json
+
+    click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
+
+
+@board.command(context_settings=CONTEXT)
+@click.argument("board_file", metavar="BOARD.json", type=click.Path(path_type=Path))
+@click.argument("log_file", metavar="GAME.jsonl", type=click.Path(path_type=Path))
+@_rules_options
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def play(console, board_file, log_file, neighbours, cards, as_json) -> None:
+    """Referee a game log: every action checked against the rules.
+
+    An illegal action stops with one line naming the rule, e.g.
+    "turn 7, action 3: HITCHHIKE used twice this turn (once a turn) (line 40)", exit 6.
+    """
+    from .build import load_board
+    from .gamelog import read_log, referee
+
+    b = load_board(board_file)
+    rules = _house_rules(int(neighbours), cards)
+    done = referee(b, rules, read_log(log_file))
+    name = b.grid.name
+    turns = []
+    for r in done.results:
+        o = r.observation
+        turns.append(
+            {
+                "turn": r.turn,
+                "reveal": None if o.reveal is None else name(o.reveal),
+                "captured": r.captured,
+            }
+        )
+    g = done.game
+    status = (
+        f"the hunt team won in turn {done.results[-1].turn}"
+        if g.winner == "hunters"
+        else "the fugitive won (not caught in 25 turns)"
+        if g.winner == "fugitive"
+        else f"in progress: turn {g.turn}"
+        + (
+            f", {g.slots} of {g.budget} fugitive actions taken"
+            if done.open_turn is not None
+            else ""
+        )
+    )
+    if as_json:
+        _echo_json({"legal": True, "winner": g.winner, "status": status, "turns": turns})
+        return
+    for t in turns:
+        shown = t["reveal"] or "no location (OFFLINE)"
+        click.echo(
+            f"turn {t['turn']:2d}: {'head start, ' if t['turn'] == 0 else ''}{shown}{' — caught' if t['captured'] else ''}"
+        )
+    click.echo(f"legal; {status}")
+
+
+@board.command(context_settings=CONTEXT)
+@click.argument("board_file", metavar="BOARD.json", type=click.Path(path_type=Path))
+@click.argument("log_file", metavar="GAME.jsonl", type=click.Path(path_type=Path))
+@_rules_options
+@click.option(
+    "--map",
+    "map_file",
+    type=click.Path(path_type=Path),
+    help="Also write an HTML page of the possible squares (offline).",
+)
+@click.option(
+    "--cap",
+    type=click.IntRange(100, 10_000_000),
+    default=2_000,
+    show_default=True,
+    help="Hypotheses kept exactly; beyond, merged (sound, maybe larger).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def track(console, board_file, log_file, neighbours, cards, map_file, cap, as_json) -> None:
+    """Where can the fugitive be? The exact set of possible squares, from the hunters' view.
+
+    The log is refereed; the tracker then sees only what the hunt team sees: the
+    reveals (or their absence after OFFLINE), Drone and Calls answers, and its own
+    van and hunters. It prints the squares possible now and at the end of the
+    coming turn.
+    """
+    from ..export.atomic import atomic_write_text
+    from .build import load_board
+    from .gamelog import read_log, referee
+    from .tracker import Tracker
+
+    b = load_board(board_file)
+    rules = _house_rules(int(neighbours), cards)
+    log = read_log(log_file)
+    done = referee(b, rules, log)
+    t = Tracker(b, rules, b.square(log.start), cap)
+    for r in done.results:
+        t.observe(r.observation)
+    now, nxt = sorted(t.squares()), sorted(t.preview())
+    name = b.grid.name
+    doc = {
+        "after_turn": t.turn - 1,
+        "now": [name(s) for s in now],
+        "end_of_next_turn": [name(s) for s in nxt],
+        "exact": t.exact,
+        "hypotheses": len(t.hyps),
+    }
+    if map_file is not None:
+        from .page import highlight_page
+
+        atomic_write_text(
+            Path(map_file),
+            highlight_page(
+                b,
+                set(nxt),
+                f"Possible squares: {b.name}",
+                f"{len(nxt)} squares possible at the end of turn {t.turn}",
+            ),
+        )
+    if as_json:
+        _echo_json(doc)
+        return
+    click.echo(
+        f"after turn {doc['after_turn']}: {len(now)} possible square(s): {' '.join(doc['now'])}"
+    )
+    click.echo(
+        f"end of turn {t.turn}: {len(nxt)} possible square(s): {' '.join(doc['end_of_next_turn'])}"
+    )
+    if not t.exact:
+        console.warn(
+            f"more than {cap} hypotheses: merged (sound, maybe larger than exact); raise --cap"
+        )
+
+
+@board.command(context_settings=CONTEXT)
+@click.argument("board_file", metavar="BOARD.json", type=click.Path(path_type=Path))
+@click.option(
+    "--games",
+    type=click.IntRange(1, 1_000_000),
+    default=200,
+    show_default=True,
+    help="Games to play.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**62),
+    default=0,
+    show_default=True,
+    help="Seed (the same seed plays the same games).",
+)
+@click.option(
+    "--hunters",
+    type=click.Choice(["computer", "random"]),
+    default="computer",
+    show_default=True,
+    help="The computer hunt team, or random moves (the baseline).",
+)
+@click.option(
+    "--team",
+    type=click.IntRange(1, 3),
+    default=1,
+    show_default=True,
+    help="Hunt-team size (hand sizes 7 / 4 / 3).",
+)
+@_rules_options
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_obj
+def simulate(console, board_file, games, seed, hunters, team, neighbours, cards, as_json) -> None:
+    """Computer against computer: the fugitive's win rate per start (95 % interval).
+
+    A balance check for a board: a start the fugitive (nearly) always wins or
+    always loses from is a bad start.
+    """
+    from .build import load_board
+    from .simulate import simulate as run
+
+    b = load_board(board_file)
+    rules = _house_rules(int(neighbours), cards)
+    report = run(b, rules, games, seed, hunters=hunters, team=team)
+    if as_json:
+        _echo_json(report)
+        return
+    lo, hi = report["ci95"]
+    click.echo(
+        f"{games} games, {hunters} hunt team of {team}, seed {seed}: fugitive wins {report['fugitive_win_rate']:.1%} (95 % CI {lo:.1%}–{hi:.1%}); mean capture turn {report['mean_capture_turn']}"
+    )
+    for row in report["per_start"]:
+        lo, hi = row["ci95"]
+        click.echo(
+            f"  {row['start']:>5} {row['name'][:40]:40} {row['fugitive_wins']:5d}/{row['games']:<5d} {row['win_rate']:.1%} ({lo:.1%}–{hi:.1%})"
+        )
+    used = ", ".join(f"{k} {v}" for k, v in report["specials_per_game"].items())
+    click.echo(f"  special moves per game: {used}")

@@ -88,7 +88,8 @@ def play_game(
 ) -> GameRecord:
     """One computer-against-computer game."""
     rng = random.Random(seed)
-    game = Game(board, rules, start, team, rng.randrange(1 << 30))
+    deck_seed = rng.randrange(1 << 30)
+    game = Game(board, rules, start, team, deck_seed)
     rec = _Recorder(game, record)
     fugitive = FugitivePlayer(graphs, rng.randrange(1 << 30))
     team_ai = (HuntTeamPlayer if hunters == "computer" else RandomHuntTeam)(
@@ -111,7 +112,7 @@ def play_game(
             known.add(reveal)
         if result.winner:
             log = (
-                [{"start": board.grid.name(start), "team": team, "seed": 0}] + rec.lines
+                [{"start": board.grid.name(start), "team": team, "seed": deck_seed}] + rec.lines
                 if record
                 else []
             )

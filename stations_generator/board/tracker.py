@@ -10,8 +10,10 @@ the hunters observe filters them: Drone and Calls answers at their slot, the
 van's and hunters' squares at the end of a turn (the fugitive was not caught), the
 reveal (or its absence: OFFLINE was used this turn).
 
-The possible squares are the squares of the surviving hypotheses. The set is
-exact while there are at most ``cap`` hypotheses. Beyond that, hypotheses that
+The possible squares are the squares of the surviving hypotheses. Above ``cap``
+hypotheses, dominated ones are dropped first (same state but a superset of marked
+squares: nothing they can do is closed to the other), which keeps the set exact.
+If still above ``cap``, hypotheses that
 differ only in their marked squares are merged, keeping the squares marked in all
 of them: this only removes constraints, so the set stays sound (the true square is
 always in it) but may grow; :attr:`Tracker.exact` then turns False.
@@ -33,7 +35,7 @@ Hyp = tuple[int, int, int, bool, int, bool, int, int]
 class Tracker:
     """The hunt team's knowledge, updated one observed turn at a time."""
 
-    def __init__(self, board: Board, rules: HouseRules, start: int, cap: int = 20_000):
+    def __init__(self, board: Board, rules: HouseRules, start: int, cap: int = 2_000):
         self.board, self.rules, self.cap = board, rules, cap
         self.turn = 0
         self.exact = True
@@ -97,7 +99,32 @@ class Tracker:
         self.exact = False
         return {(k[0], v, k[1], k[2], k[3], k[4], k[5], k[6]) for k, v in groups.items()}
 
+    @staticmethod
+    def _prune(hyps: set[Hyp]) -> set[Hyp]:
+        """Drop dominated hypotheses (exact: the squares they can reach, a dominator can too).
+
+        A dominates B when both agree on everything but the marked squares and A's
+        marked squares are a subset of B's: every future of B is open to A.
+        """
+        groups: dict[tuple, list[int]] = defaultdict(list)
+        for s, v, pt, ex, off, hit, pto, pleft in hyps:
+            groups[(s, pt, ex, off, hit, pto, pleft)].append(v)
+        out: set[Hyp] = set()
+        for k, masks in groups.items():
+            if 1 < len(masks) <= 64:  # quadratic: only where it is cheap
+                masks.sort(key=int.bit_count)
+                kept: list[int] = []
+                for m in masks:
+                    if not any(q & m == q for q in kept):
+                        kept.append(m)
+                masks = kept
+            for v in masks:
+                out.add((k[0], v, k[1], k[2], k[3], k[4], k[5], k[6]))
+        return out
+
     def _keep(self, hyps: set[Hyp]) -> set[Hyp]:
+        if len(hyps) > self.cap:
+            hyps = self._prune(hyps)
         return self._merge(hyps) if len(hyps) > self.cap else hyps
 
     # ---------------------------------------------------------------- observe
@@ -155,13 +182,23 @@ class Tracker:
         self.hyps = hyps
         self.turn = obs.turn + 1
 
+    def preview(self) -> set[int]:
+        """Squares the fugitive can reach by the end of the coming turn (nothing observed yet)."""
+        budget = self.rules.head_start if self.turn == 0 else self.rules.actions
+        saved, exact = self.hyps, self.exact
+        hyps = {(s, v, pt, ex, off, False, pto, pl) for s, v, pt, ex, off, _h, pto, pl in self.hyps}
+        for used in range(budget):
+            hyps = self._keep(self._slot(hyps, used, budget))
+        self.hyps, self.exact = saved, exact
+        return {h[0] for h in hyps}
+
     def squares(self) -> set[int]:
         """The squares the fugitive can be on now."""
         return {h[0] for h in self.hyps}
 
 
 def possible_squares(
-    board: Board, rules: HouseRules, start: int, observations: list[Observation], cap: int = 20_000
+    board: Board, rules: HouseRules, start: int, observations: list[Observation], cap: int = 2_000
 ) -> tuple[set[int], bool]:
     """Run a :class:`Tracker` over ``observations``; returns ``(squares, exact)``."""
     t = Tracker(board, rules, start, cap)
