@@ -287,12 +287,12 @@ class Game:
             "HELICOPTER": self.rules.extreme_cost,
             "BOAT": self.rules.extreme_cost,
         }.get(action, 1)
+        if action in ("STEP", "HITCHHIKE", "PUBLIC_TRANSPORT", "HELICOPTER", "BOAT") and to is None:
+            raise RuleError(f'{action} needs a destination square ("to")')
         if self.slots + cost > self.budget:
             raise RuleError(
                 f"{action} needs {cost} action(s) but only {self.budget - self.slots} of this turn's {self.budget} are left"
             )
-        if action in ("STEP", "HITCHHIKE", "PUBLIC_TRANSPORT", "HELICOPTER", "BOAT") and to is None:
-            raise RuleError(f'{action} needs a destination square ("to")')
         if action == "STEP":
             self._step_ok(s, to, "STEP")
             self._check_free(to, "STEP")
@@ -450,7 +450,7 @@ class Game:
                     raise RuleError(f'hunter "by" is {by!r}; use move, transit or flight')
                 self.hunters[pawn - 1] = here
             else:
-                answer = (kind, self.team_actions + 1, self.rules.card(kind))
+                answer = (kind, self.team_actions + 1, self.rules.card(kind), self.van)
                 self.pending.append(answer)
             self.hands[idx].remove(kind)
             self.discard.append(kind)
@@ -468,15 +468,15 @@ class Game:
                 f"the fugitive took {self.slots} of {self.budget} actions this turn (WAIT fills a turn)"
             )
         obs = Observation(self.turn, None)
-        for kind, slot, spec in self.pending:
+        for kind, slot, spec, van in self.pending:
             where = self.trail[min(slot, len(self.trail) - 1)]
             if kind == "drone":
                 obs.drone.append(
                     (
                         slot,
-                        self.van,
+                        van,
                         spec.radius,
-                        _chebyshev(self.board, where, self.van) <= spec.radius,
+                        _chebyshev(self.board, where, van) <= spec.radius,
                     )
                 )
             else:
