@@ -55,14 +55,12 @@ def _shape(request: BoardRequest, bounds) -> tuple[int | None, int | None, float
 
 
 def build_board(area_lonlat, features: MapFeatures, request: BoardRequest, source: str) -> Board:
-    """The board for an area and its features (pure apart from nothing: no I/O)."""
-    from shapely.ops import transform
-
+    """The board for an area and its features (pure: no I/O)."""
     from .grid import utm_epsg
-    from .terrain import project
+    from .terrain import project_geometry
 
     c = area_lonlat.centroid
-    bounds = transform(project(utm_epsg(c.x, c.y)), area_lonlat).bounds
+    bounds = project_geometry(area_lonlat, utm_epsg(c.x, c.y)).bounds
     cols, rows, cell_m = _shape(request, bounds)
     grid, area = make_grid(area_lonlat, cols, rows, cell_m)
     if grid.size > 200_000:

@@ -40,7 +40,7 @@ import pyproj
 import shapely
 from shapely.geometry import LineString, Point, box
 from shapely.geometry.base import BaseGeometry
-from shapely.ops import transform, unary_union
+from shapely.ops import unary_union
 
 from .grid import Grid, utm_epsg
 
@@ -130,6 +130,17 @@ def project(epsg: int):
     """A ``(lon, lat) → (x, y)`` function into ``epsg`` (always x = easting)."""
     tf = pyproj.Transformer.from_crs(4326, epsg, always_xy=True)
     return tf.transform
+
+
+def project_geometry(geom: BaseGeometry, epsg: int) -> BaseGeometry:
+    """``geom`` (lon/lat) projected into ``epsg``, all coordinates at once."""
+    tf = pyproj.Transformer.from_crs(4326, epsg, always_xy=True)
+
+    def f(xy: np.ndarray) -> np.ndarray:
+        x, y = tf.transform(xy[:, 0], xy[:, 1])
+        return np.column_stack([x, y])
+
+    return shapely.transform(geom, f)
 
 
 def _cells(grid: Grid) -> np.ndarray:
@@ -365,7 +376,7 @@ def make_grid(
     """The grid over the area (in the area's UTM zone) and the projected area."""
     centre = area_lonlat.centroid
     epsg = utm_epsg(centre.x, centre.y)
-    area = transform(project(epsg), area_lonlat)
+    area = project_geometry(area_lonlat, epsg)
     return Grid.fit(epsg, area.bounds, cols=cols, rows=rows, cell_m=cell_m), area
 
 
@@ -424,12 +435,12 @@ def compute_terrain(
             airfields[s] = p.name
 
     # Coverage.
-    water_geoms = [transform(fwd, g) for g in features.water]
+    water_geoms = [project_geometry(g, grid.epsg) for g in features.water]
     coast = [[fwd(*c) for c in w] for w in features.coastline if len(w) >= 2]
     # A square's water share: the larger of inland water (exact) and sea (sampled).
     water = np.round(np.maximum(coverage(grid, cells, water_geoms), sea_share(grid, coast)), 4)
-    forest = np.round(coverage(grid, cells, [transform(fwd, g) for g in features.forest]), 4)
-    builtup = np.round(coverage(grid, cells, [transform(fwd, g) for g in features.builtup]), 4)
+    forest = np.round(coverage(grid, cells, [project_geometry(g, grid.epsg) for g in features.forest]), 4)
+    builtup = np.round(coverage(grid, cells, [project_geometry(g, grid.epsg) for g in features.builtup]), 4)
 
     # Rail links.
     stations = [xy(s) for s in features.stations]

@@ -39,6 +39,7 @@ class Tracker:
         self.board, self.rules, self.cap = board, rules, cap
         self.turn = 0
         self.exact = True
+        self.before_reveal: set[int] = {start}
         self.hyps: set[Hyp] = {(start, 1 << start, 0, False, 0, False, -1, 0)}
         g = board.grid
         passable = board.passable
@@ -170,6 +171,8 @@ class Tracker:
         """The end-of-turn part of :meth:`observe`: not caught, then the reveal (or none)."""
         catchers = set(obs.catchers)
         hyps = {h for h in self.hyps if h[0] not in catchers} if catchers else self.hyps
+        #: The squares possible at the end of the turn before its reveal was heard.
+        self.before_reveal = {h[0] for h in hyps}
         if obs.reveal is None:
             hyps = {
                 (s, v, pt, ex, 2, hit, pto, pl)
