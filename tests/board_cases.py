@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from stations_generator.board.build import BoardRequest, build_board
+from stations_generator.board.build import BoardRequest, build_board, grid_bbox, plan_grid
 from stations_generator.board.grid import Grid
 from stations_generator.board.model import Board
 from stations_generator.board.osmdata import extract_extent, features_from_extract
@@ -45,14 +45,9 @@ def write_area(name: str, folder: Path) -> Path:
 
 
 @lru_cache(maxsize=None)
-def features(name: str):
-    area = parse_polygons(area_geojson(name), name)
-    return area, features_from_extract(EXTRACTS / AREAS[name], area)
-
-
-@lru_cache(maxsize=None)
 def real_board(name: str, cols: int = 24, rows: int = 36, town_population: int | None = 0) -> Board:
-    area, feats = features(name)
+    """The board ``board generate`` makes of the extract's box (without the files)."""
+    area = parse_polygons(area_geojson(name), name)
     request = BoardRequest(
         area=Path(f"{name}.geojson"),
         output_dir=Path("unused"),
@@ -60,6 +55,8 @@ def real_board(name: str, cols: int = 24, rows: int = 36, town_population: int |
         rows=rows,
         thresholds=Thresholds(town_population=town_population),
     )
+    grid, _ = plan_grid(area, request)
+    feats = features_from_extract(EXTRACTS / AREAS[name], area, grid_bbox(grid))
     return build_board(area, feats, request, AREAS[name])
 
 

@@ -67,7 +67,9 @@ def test_sound_on_real_and_small_boards_quick():
     turns = 0
     monaco = real_board("monaco", 36, 24)
     for seed in range(6):
-        turns += play_and_track(monaco, RULES8, monaco.starts[seed % len(monaco.starts)][0], seed, 400, _sound)
+        turns += play_and_track(
+            monaco, RULES8, monaco.starts[seed % len(monaco.starts)][0], seed, 400, _sound
+        )
     small = small_board()
     for seed in range(20):
         turns += play_and_track(small, RULES8, small.starts[seed % 2][0], seed, 400, _sound)
@@ -77,7 +79,11 @@ def test_sound_on_real_and_small_boards_quick():
 @pytest.mark.slow
 def test_sound_over_10000_simulated_turns():
     """Over 10,000 turns of random games on three real boards, the true square is always in the set."""
-    boards = [real_board("monaco", 36, 24), real_board("north-bayreuth", 24, 36), real_board("krems", 36, 24)]
+    boards = [
+        real_board("monaco", 36, 24),
+        real_board("north-bayreuth", 24, 36),
+        real_board("krems", 36, 24),
+    ]
     turns, seed = 0, 100
     while turns < 10_000:
         b = boards[seed % len(boards)]
@@ -92,7 +98,13 @@ def _clone(g: Game) -> Game:
     c = object.__new__(Game)
     c.board, c.rules, c.turn, c.winner = g.board, g.rules, g.turn, None
     c.fugitive, c.visited, c.trail = g.fugitive, set(g.visited), list(g.trail)
-    c.slots, c.hitchhiked, c.pt_used, c.extreme, c.offline = g.slots, g.hitchhiked, g.pt_used, g.extreme, g.offline
+    c.slots, c.hitchhiked, c.pt_used, c.extreme, c.offline = (
+        g.slots,
+        g.hitchhiked,
+        g.pt_used,
+        g.extreme,
+        g.offline,
+    )
     return c
 
 
@@ -156,13 +168,19 @@ def brute_force(board, rules, start, observations):
     return sets
 
 
-SMALL_RULES = HouseRules(neighbours=8, cards=CARDS, head_start=3, actions=2, extreme_cost=2, turns=6)
+SMALL_RULES = HouseRules(
+    neighbours=8, cards=CARDS, head_start=3, actions=2, extreme_cost=2, turns=6
+)
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_equals_brute_force_on_the_small_board(seed):
     board = small_board()
-    rules = SMALL_RULES if seed % 2 else HouseRules(neighbours=4, cards=CARDS, head_start=4, actions=3, extreme_cost=3, turns=5)
+    rules = (
+        SMALL_RULES
+        if seed % 2
+        else HouseRules(neighbours=4, cards=CARDS, head_start=4, actions=3, extreme_cost=3, turns=5)
+    )
     start = board.starts[seed % 2][0]
     rng = random.Random(seed)
     game = Game(board, rules, start, 1, seed)

@@ -54,15 +54,29 @@ def _shape(request: BoardRequest, bounds) -> tuple[int | None, int | None, float
     return cols, rows, None
 
 
-def build_board(area_lonlat, features: MapFeatures, request: BoardRequest, source: str) -> Board:
-    """The board for an area and its features (pure: no I/O)."""
+def plan_grid(area_lonlat, request: BoardRequest):
+    """The grid over the area (its UTM zone) and the area projected into it."""
     from .grid import utm_epsg
     from .terrain import project_geometry
 
     c = area_lonlat.centroid
     bounds = project_geometry(area_lonlat, utm_epsg(c.x, c.y)).bounds
     cols, rows, cell_m = _shape(request, bounds)
-    grid, area = make_grid(area_lonlat, cols, rows, cell_m)
+    return make_grid(area_lonlat, cols, rows, cell_m)
+
+
+def grid_bbox(grid) -> tuple[float, float, float, float]:
+    """The grid's extent in lon/lat (the box to read OSM features from)."""
+    import pyproj
+
+    inv = pyproj.Transformer.from_crs(grid.epsg, 4326, always_xy=True)
+    east, south = grid.west + grid.cols * grid.cell_m, grid.north - grid.rows * grid.cell_m
+    return inv.transform_bounds(grid.west, south, east, grid.north, densify_pts=21)
+
+
+def build_board(area_lonlat, features: MapFeatures, request: BoardRequest, source: str) -> Board:
+    """The board for an area and its features (pure: no I/O)."""
+    grid, area = plan_grid(area_lonlat, request)
     if grid.size > 200_000:
         raise InputError(
             f"{grid.cols}×{grid.rows} squares is too many (at most 200000); use a larger --cell-km"
@@ -82,8 +96,10 @@ def run_board_generate(request: BoardRequest, console) -> Board:
     from . import osmdata
 
     with output_set(request.output_dir, BOARD_FILES) as out:
+        grid, _projected = plan_grid(area, request)
         if request.osm_file is not None:
-            features = osmdata.features_from_extract(request.osm_file, area)
+            # Read the whole grid's box: a square partly outside the area keeps what is in it.
+            features = osmdata.features_from_extract(request.osm_file, area, grid_bbox(grid))
             source = Path(request.osm_file).name
         else:
             features = osmdata.features_from_overpass(request.overpass_client, area)

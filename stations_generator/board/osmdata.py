@@ -140,8 +140,11 @@ def extract_extent(path: Path) -> tuple[float, float, float, float] | None:
     return (b.bottom_left.lon, b.bottom_left.lat, b.top_right.lon, b.top_right.lat)
 
 
-def features_from_extract(path: Path, area: BaseGeometry) -> MapFeatures:
+def features_from_extract(path: Path, area: BaseGeometry, bbox: tuple | None = None) -> MapFeatures:
     """Read every board feature of ``area`` (WGS84) from an OSM extract.
+
+    ``bbox`` (lon/lat) is the box to read [default: the area's bounds]; give the
+    grid's box so that squares partly outside the area keep their features.
 
     Raises
     ------
@@ -151,7 +154,7 @@ def features_from_extract(path: Path, area: BaseGeometry) -> MapFeatures:
     path = Path(path)
     if not path.exists():
         raise InputError(f"OSM extract {path.name!r} does not exist; check the --osm path")
-    bbox = tuple(float(v) for v in area.bounds)
+    bbox = tuple(float(v) for v in (bbox or area.bounds))
     extent = extract_extent(path)
     if extent is not None and not box(*extent).intersects(area):
         raise InputError(

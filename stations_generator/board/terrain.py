@@ -439,8 +439,12 @@ def compute_terrain(
     coast = [[fwd(*c) for c in w] for w in features.coastline if len(w) >= 2]
     # A square's water share: the larger of inland water (exact) and sea (sampled).
     water = np.round(np.maximum(coverage(grid, cells, water_geoms), sea_share(grid, coast)), 4)
-    forest = np.round(coverage(grid, cells, [project_geometry(g, grid.epsg) for g in features.forest]), 4)
-    builtup = np.round(coverage(grid, cells, [project_geometry(g, grid.epsg) for g in features.builtup]), 4)
+    forest = np.round(
+        coverage(grid, cells, [project_geometry(g, grid.epsg) for g in features.forest]), 4
+    )
+    builtup = np.round(
+        coverage(grid, cells, [project_geometry(g, grid.epsg) for g in features.builtup]), 4
+    )
 
     # Rail links.
     stations = [xy(s) for s in features.stations]

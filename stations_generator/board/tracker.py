@@ -112,7 +112,7 @@ class Tracker:
             groups[(s, pt, ex, off, hit, pto, pleft)].append(v)
         out: set[Hyp] = set()
         for k, masks in groups.items():
-            if 1 < len(masks) <= 64:  # quadratic: only where it is cheap
+            if 1 < len(masks) <= 12:  # quadratic: only where it is cheap
                 masks.sort(key=int.bit_count)
                 kept: list[int] = []
                 for m in masks:
