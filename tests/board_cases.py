@@ -8,7 +8,7 @@ that every rule of the engine has a square to be tested on.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +44,7 @@ def write_area(name: str, folder: Path) -> Path:
     return path
 
 
-@lru_cache(maxsize=None)
+@cache
 def real_board(name: str, cols: int = 24, rows: int = 36, town_population: int | None = 0) -> Board:
     """The board ``board generate`` makes of the extract's box (without the files)."""
     area = parse_polygons(area_geojson(name), name)

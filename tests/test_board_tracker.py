@@ -121,8 +121,6 @@ def _turn_sequences(g: Game):
         c = _clone(g)
         c.fugitive_action(action, to)
         yield from _turn_sequences(c)
-    if g.offline == 0 and g.turn > 0:  # OFFLINE also after the last action
-        pass
 
 
 def _consistent(end: Game, obs, board) -> bool:
@@ -155,7 +153,7 @@ def brute_force(board, rules, start, observations):
                     ends.setdefault(_key(end), end)
         sets.append({e.fugitive for e in ends.values()})
         nxt = {}
-        for k, e in ends.items():
+        for _k, e in ends.items():
             if obs.reveal is None:
                 if e.offline != 1:
                     continue
