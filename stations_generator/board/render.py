@@ -68,18 +68,23 @@ def layout(board: Board, paper: str = "a3") -> Layout:
     portrait = g.rows >= g.cols
     w_mm, h_mm = (short, long_) if portrait else (long_, short)
     margin = 14.0  # mm: room for the edge coordinates
-    bottom_band = 0.24 * h_mm  # legends, time bar, credit
-    avail_w, avail_h = w_mm - 2 * margin, h_mm - margin - bottom_band - 6
+    # The band below the grid, stacked up from the bottom edge (mm).
+    credit_top = 10.0
+    bar_h = min(10.0, (w_mm - 2 * margin) / (TIME_SQUARES + 2))
+    bar_y = credit_top + 3.0
+    legend_h = 42.0
+    legend_y = bar_y + bar_h + 5.0
+    grid_bottom = legend_y + legend_h + 12.0  # the bottom coordinates sit in between
+    avail_w, avail_h = w_mm - 2 * margin, h_mm - margin - 6.0 - grid_bottom
     cell = min(avail_w / g.cols, avail_h / g.rows)
     gw, gh = cell * g.cols, cell * g.rows
     gx = (w_mm - gw) / 2
-    gy = h_mm - margin - gh
-    band_top = gy - 10
-    legend = (margin, band_top - 0.60 * bottom_band, (w_mm - 2 * margin) * 0.42, 0.60 * bottom_band)
-    starts = (margin + (w_mm - 2 * margin) * 0.46, legend[1], (w_mm - 2 * margin) * 0.54, legend[3])
-    bar_h = min(12.0, (w_mm - 2 * margin) / (TIME_SQUARES + 2))
-    timebar = (margin, legend[1] - 6 - bar_h, w_mm - 2 * margin, bar_h)
-    credit_y = timebar[1] - 7
+    gy = h_mm - margin - 6.0 - gh
+    inner = w_mm - 2 * margin
+    legend = (margin, legend_y, inner * 0.42, legend_h)
+    starts = (margin + inner * 0.46, legend_y, inner * 0.54, legend_h)
+    timebar = (margin, bar_y, inner, bar_h)
+    credit_y = credit_top
 
     def frac(r):
         return (r[0] / w_mm, r[1] / h_mm, r[2] / w_mm, r[3] / h_mm)
