@@ -56,9 +56,8 @@ def play_and_track(board, rules, start, seed, cap, check) -> int:
 
 
 def _sound(game, tracker, result):
-    if result.captured:  # the team sees the catch; the set is of squares not caught
+    if result.captured:  # the team sees the catch
         assert game.fugitive in result.observation.catchers
-        return
     assert game.fugitive in tracker.before_reveal, f"turn {result.turn}: true square not in the set"
     assert game.fugitive in tracker.squares()
 
@@ -134,7 +133,7 @@ def _consistent(end: Game, obs, board) -> bool:
         s = end.trail[slot]
         if (s % cols if what == "column" else s // cols) != index:
             return False
-    return end.fugitive not in obs.catchers
+    return (end.fugitive in obs.catchers) == obs.caught
 
 
 def brute_force(board, rules, start, observations):

@@ -163,6 +163,7 @@ class Observation:
     )  # (slot, van, radius, within)
     calls: list[tuple[int, str, int]] = field(default_factory=list)  # (slot, "column"/"row", index)
     catchers: tuple[int, ...] = ()  # van and hunter squares at the end of the turn
+    caught: bool = False  # the fugitive was on one of them
 
 
 @dataclass
@@ -489,6 +490,7 @@ class Game:
         else:
             obs.reveal = self.fugitive
         obs.catchers = catchers if self.turn > 0 else ()
+        obs.caught = captured
         for i, n in enumerate(self.played):
             for _ in range(n):
                 c = self._draw_one()

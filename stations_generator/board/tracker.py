@@ -170,7 +170,10 @@ class Tracker:
     def reveal(self, obs: Observation) -> None:
         """The end-of-turn part of :meth:`observe`: not caught, then the reveal (or none)."""
         catchers = set(obs.catchers)
-        hyps = {h for h in self.hyps if h[0] not in catchers} if catchers else self.hyps
+        if obs.caught:  # on a catcher's square
+            hyps = {h for h in self.hyps if h[0] in catchers}
+        else:
+            hyps = {h for h in self.hyps if h[0] not in catchers} if catchers else self.hyps
         #: The squares possible at the end of the turn before its reveal was heard.
         self.before_reveal = {h[0] for h in hyps}
         if obs.reveal is None:
