@@ -112,13 +112,14 @@ def run_board_generate(request: BoardRequest, console) -> Board:
             )
         from .geo import board_geojson
         from .page import board_page
-        from .render import render_pdf, render_png
+        from .render import render_both
 
         out.write_text("board.json", dumps(board_to_json(board)))
         out.write_text("board.geojson", dumps(board_geojson(board)))
         out.write_text("board.html", board_page(board))
-        out.write_bytes("board.pdf", render_pdf(board, request.paper))
-        out.write_bytes("board.png", render_png(board, request.paper))
+        pdf, png = render_both(board, request.paper)
+        out.write_bytes("board.pdf", pdf)
+        out.write_bytes("board.png", png)
     if board.start_note:
         console.warn(board.start_note)
     g = board.grid

@@ -205,6 +205,15 @@ def _figure(board: Board, paper: str):
     return fig
 
 
+def render_both(board: Board, paper: str = "a3", dpi: int = 120) -> tuple[bytes, bytes]:
+    """The PDF and the PNG of one drawing (one figure, saved twice)."""
+    fig = _figure(board, paper)
+    pdf, png = io.BytesIO(), io.BytesIO()
+    fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "Producer": "stations-generator"})
+    fig.savefig(png, format="png", dpi=dpi, metadata={"Software": None})
+    return pdf.getvalue(), png.getvalue()
+
+
 def render_pdf(board: Board, paper: str = "a3") -> bytes:
     """The board as a one-page PDF (deterministic: no creation date)."""
     fig = _figure(board, paper)
