@@ -290,9 +290,16 @@ def play(console, board_file, log_file, neighbours, cards, as_json) -> None:
     show_default=True,
     help="Hypotheses kept exactly; beyond, merged (sound, maybe larger).",
 )
+@click.option(
+    "--after-turn",
+    type=click.IntRange(min=0),
+    help="Use the log only up to the end of this turn [default: all of it].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_obj
-def track(console, board_file, log_file, neighbours, cards, map_file, cap, as_json) -> None:
+def track(
+    console, board_file, log_file, neighbours, cards, map_file, cap, after_turn, as_json
+) -> None:
     """Where can the fugitive be? The exact set of possible squares, from the hunters' view.
 
     The log is refereed; the tracker then sees only what the hunt team sees: the
@@ -310,14 +317,20 @@ def track(console, board_file, log_file, neighbours, cards, map_file, cap, as_js
     log = read_log(log_file)
     done = referee(b, rules, log)
     t = Tracker(b, rules, b.square(log.start), cap)
+    over = None
     for r in done.results:
+        if after_turn is not None and r.turn > after_turn:
+            break
         t.observe(r.observation)
-    now, nxt = sorted(t.squares()), sorted(t.preview())
+        over = r.winner
+    now = sorted(t.squares())
+    nxt = [] if over else sorted(t.preview())
     name = b.grid.name
     doc = {
         "after_turn": t.turn - 1,
         "now": [name(s) for s in now],
         "end_of_next_turn": [name(s) for s in nxt],
+        "game_over": over,
         "exact": t.exact,
         "hypotheses": len(t.hyps),
     }
@@ -379,9 +392,17 @@ def track(console, board_file, log_file, neighbours, cards, map_file, cap, as_js
     help="Hunt-team size (hand sizes 7 / 4 / 3).",
 )
 @_rules_options
+@click.option(
+    "--log",
+    "log_file",
+    type=click.Path(path_type=Path),
+    help="Also write the first game as a game log (JSON Lines) for `board play` / `board track`.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_obj
-def simulate(console, board_file, games, seed, hunters, team, neighbours, cards, as_json) -> None:
+def simulate(
+    console, board_file, games, seed, hunters, team, neighbours, cards, log_file, as_json
+) -> None:
     """Computer against computer: the fugitive's win rate per start (95 % interval).
 
     A balance check for a board: a start the fugitive (nearly) always wins or
@@ -393,6 +414,26 @@ def simulate(console, board_file, games, seed, hunters, team, neighbours, cards,
     b = load_board(board_file)
     rules = _house_rules(int(neighbours), cards)
     report = run(b, rules, games, seed, hunters=hunters, team=team)
+    if log_file is not None:
+        import json
+
+        from ..export.atomic import atomic_write_text
+        from .players import BoardGraphs
+        from .simulate import game_seed, play_game
+
+        first = play_game(
+            b,
+            rules,
+            BoardGraphs(b, rules),
+            b.starts[0][0],
+            game_seed(seed, 0),
+            hunters=hunters,
+            team=team,
+            record=True,
+        )
+        atomic_write_text(
+            Path(log_file), "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in first.log)
+        )
     if as_json:
         _echo_json(report)
         return
@@ -402,8 +443,11 @@ def simulate(console, board_file, games, seed, hunters, team, neighbours, cards,
     )
     for row in report["per_start"]:
         lo, hi = row["ci95"]
+        rate = (
+            "no games" if row["win_rate"] is None else f"{row['win_rate']:.1%} ({lo:.1%}–{hi:.1%})"
+        )
         click.echo(
-            f"  {row['start']:>5} {row['name'][:40]:40} {row['fugitive_wins']:5d}/{row['games']:<5d} {row['win_rate']:.1%} ({lo:.1%}–{hi:.1%})"
+            f"  {row['start']:>5} {row['name'][:40]:40} {row['fugitive_wins']:5d}/{row['games']:<5d} {rate}"
         )
     used = ", ".join(f"{k} {v}" for k, v in report["specials_per_game"].items())
     click.echo(f"  special moves per game: {used}")

@@ -209,7 +209,9 @@ def render_both(board: Board, paper: str = "a3", dpi: int = 120) -> tuple[bytes,
     """The PDF and the PNG of one drawing (one figure, saved twice)."""
     fig = _figure(board, paper)
     pdf, png = io.BytesIO(), io.BytesIO()
-    fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "Producer": "stations-generator"})
+    fig.savefig(
+        pdf, format="pdf", metadata={"CreationDate": None, "Producer": "stations-generator"}
+    )
     fig.savefig(png, format="png", dpi=dpi, metadata={"Software": None})
     return pdf.getvalue(), png.getvalue()
 

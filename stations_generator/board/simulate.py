@@ -119,6 +119,11 @@ def play_game(
             return GameRecord(start, result.winner, result.turn, specials, log)
 
 
+def game_seed(seed: int, i: int) -> int:
+    """The seed of game ``i`` of a run seeded ``seed``."""
+    return seed * 1_000_003 + i
+
+
 def simulate(
     board: Board,
     rules: HouseRules,
