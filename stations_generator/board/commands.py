@@ -341,7 +341,7 @@ def track(
             Path(map_file),
             highlight_page(
                 b,
-                set(nxt),
+                set(nxt or now),
                 f"Possible squares: {b.name}",
                 f"{len(nxt)} squares possible at the end of turn {t.turn}",
             ),
@@ -352,12 +352,16 @@ def track(
     click.echo(
         f"after turn {doc['after_turn']}: {len(now)} possible square(s): {' '.join(doc['now'])}"
     )
-    click.echo(
-        f"end of turn {t.turn}: {len(nxt)} possible square(s): {' '.join(doc['end_of_next_turn'])}"
-    )
+    if over:
+        click.echo(f"the game is over: {over} won in turn {t.turn - 1}")
+    else:
+        click.echo(
+            f"end of turn {t.turn}: {len(nxt)} possible square(s): {' '.join(doc['end_of_next_turn'])}"
+        )
     if not t.exact:
         console.warn(
-            f"more than {cap} hypotheses: merged (sound, maybe larger than exact); raise --cap"
+            f"more than {cap} hypotheses were merged: the set is sound but may be larger "
+            "than the exact one; raise --cap for the exact set"
         )
 
 
