@@ -41,7 +41,11 @@ def bench_generate() -> dict:
         result = CliRunner().invoke(main, ["-q", *args])
         seconds = time.perf_counter() - start
         assert result.exit_code == 0, result.output
-    return {"bench": "generate liechtenstein 24x36 (all 5 files)", "seconds": round(seconds, 2), "target_s": 10}
+    return {
+        "bench": "generate liechtenstein 24x36 (all 5 files)",
+        "seconds": round(seconds, 2),
+        "target_s": 10,
+    }
 
 
 def _board_24x36(name: str = "north-bayreuth"):
@@ -70,9 +74,16 @@ def bench_track() -> dict:
         for r in done.results:
             t0 = time.perf_counter()
             budget = rules.head_start if r.turn == 0 else rules.actions
-            hyps = {(s, v, pt, ex, off, False, pto, pl) for s, v, pt, ex, off, _h, pto, pl in tracker.hyps}
+            hyps = {
+                (s, v, pt, ex, off, False, pto, pl)
+                for s, v, pt, ex, off, _h, pto, pl in tracker.hyps
+            }
             if r.turn > 0:
-                hyps |= {(s, v, pt, ex, 1, h, pto, pl) for s, v, pt, ex, off, h, pto, pl in hyps if off == 0}
+                hyps |= {
+                    (s, v, pt, ex, 1, h, pto, pl)
+                    for s, v, pt, ex, off, h, pto, pl in hyps
+                    if off == 0
+                }
             for used in range(budget):
                 hyps = tracker._keep(tracker._slot(hyps, used, budget))
             tracker.hyps = hyps
