@@ -159,12 +159,17 @@ def test_bad_board_files(files, tmp_path):
 def test_track_prints_sets_and_writes_a_map(files):
     folder, board, path, logs = files
     page = folder / "track.html"
-    r = run("board", "track", path, folder / "game3.jsonl", "--json", "--map", page)
+    r = run(
+        "board", "track", path, folder / "game3.jsonl", "--json", "--map", page, "--after-turn", 5
+    )
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
-    assert doc["now"] and doc["end_of_next_turn"]
-    assert set(doc["now"]) <= set(doc["end_of_next_turn"]) | set(doc["now"])
+    assert doc["after_turn"] == 5 and len(doc["now"]) == 1 and doc["game_over"] is None
+    assert len(doc["end_of_next_turn"]) > 10  # five actions from the reveal
     assert "Possible squares" in page.read_text()
+    r = run("board", "track", path, folder / "game3.jsonl", "--json")
+    doc = json.loads(r.stdout)
+    assert doc["game_over"] == logs[3].winner and doc["end_of_next_turn"] == []
 
 
 def test_generate_errors_leave_nothing(tmp_path):
@@ -231,3 +236,61 @@ def test_computer_hunt_team_beats_random_by_a_wide_margin():
     # The hunters' capture rate: computer at least 25 points above random, intervals apart.
     assert (1 - smart["fugitive_win_rate"]) >= (1 - rand["fugitive_win_rate"]) + 0.25
     assert smart["ci95"][1] < rand["ci95"][0]
+
+
+def hunters_log(board, full_log, results):
+    """The hunt team's own log of a game: its lines, the reveals, the card answers."""
+    name = board.grid.name
+    out = [full_log[0]]
+    answers = {}
+    for r in results:
+        o = r.observation
+        for slot, _van, _radius, within in o.drone:
+            answers[(r.turn, slot)] = within
+        for slot, what, index in o.calls:
+            answers[(r.turn, slot)] = board.grid.name(index)[:-2] if what == "column" else index + 1
+    counts = {}
+    for line in full_log[1:]:
+        if "team" in line:
+            counts[line["turn"]] = counts.get(line["turn"], 0) + 1
+            line = dict(line)
+            if line.get("card") in ("drone", "calls"):
+                line["answer"] = answers[(line["turn"], counts[line["turn"]])]
+            out.append(line)
+    for r in results:
+        out.append(
+            {
+                "turn": r.turn,
+                "reveal": None if r.observation.reveal is None else name(r.observation.reveal),
+            }
+        )
+    out.sort(key=lambda x: x.get("turn", -1))
+    return out
+
+
+def test_track_from_the_hunters_own_log_equals_the_full_log(files):
+    from stations_generator.board.gamelog import parse_log, referee
+
+    folder, board, path, logs = files
+    for seed, rec in logs.items():
+        text = "".join(json.dumps(x) + "\n" for x in rec.log)
+        done = referee(board, RULES, parse_log(text))
+        own = folder / f"hunters{seed}.jsonl"
+        own.write_text(
+            "".join(json.dumps(x) + "\n" for x in hunters_log(board, rec.log, done.results))
+        )
+        for turn in (3, 6):
+            a = run(
+                "board", "track", path, folder / f"game{seed}.jsonl", "--after-turn", turn, "--json"
+            )
+            b = run("board", "track", path, own, "--after-turn", turn, "--json")
+            assert a.exit_code == 0 and b.exit_code == 0, b.output
+            assert json.loads(a.stdout) == json.loads(b.stdout)
+    bad = folder / "hunters-bad.jsonl"
+    lines = [
+        x
+        for x in hunters_log(board, rec.log, done.results)
+        if x.get("turn") != 2 or "reveal" not in x
+    ]
+    bad.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    one_line_error(run("board", "track", path, bad), 2, "turn 2", "reveal")

@@ -302,7 +302,9 @@ def track(
 ) -> None:
     """Where can the fugitive be? The exact set of possible squares, from the hunters' view.
 
-    The log is refereed; the tracker then sees only what the hunt team sees: the
+    GAME.jsonl is a full log (refereed first) or the hunt team's own log: its actions,
+    one {"turn": N, "reveal": "K05"} line a turn (null after OFFLINE) and the answers
+    of Drone / Calls cards ("answer"). The tracker sees only what the hunt team sees: the
     reveals (or their absence after OFFLINE), Drone and Calls answers, and its own
     van and hunters. It prints the squares possible now and at the end of the
     coming turn.
@@ -314,15 +316,23 @@ def track(
 
     b = load_board(board_file)
     rules = _house_rules(int(neighbours), cards)
+    from .gamelog import hunters_view, is_hunters_log
+
     log = read_log(log_file)
-    done = referee(b, rules, log)
+    if is_hunters_log(log):
+        observed = [
+            (o, "hunters" if o.caught else "fugitive" if o.turn >= rules.turns else None)
+            for o in hunters_view(b, rules, log)
+        ]
+    else:
+        observed = [(r.observation, r.winner) for r in referee(b, rules, log).results]
     t = Tracker(b, rules, b.square(log.start), cap)
     over = None
-    for r in done.results:
-        if after_turn is not None and r.turn > after_turn:
+    for obs, winner in observed:
+        if after_turn is not None and obs.turn > after_turn:
             break
-        t.observe(r.observation)
-        over = r.winner
+        t.observe(obs)
+        over = winner
     now = sorted(t.squares())
     nxt = [] if over else sorted(t.preview())
     name = b.grid.name

@@ -98,9 +98,18 @@ def parse_log(text: str, label: str = "game log") -> GameLog:
         if turn < last:
             raise InputError(f"{where}: turn {turn} after turn {last}; lines must be in turn order")
         last = turn
-        sides = [k for k in ("fugitive", "team") if k in obj]
+        sides = [k for k in ("fugitive", "team", "reveal") if k in obj]
+        if sides == ["reveal"]:
+            if obj["reveal"] is not None and not isinstance(obj["reveal"], str):
+                raise InputError(
+                    f"{where}: reveal is {obj['reveal']!r}; give a coordinate or null (OFFLINE)"
+                )
+            log.lines.append(LogLine(n, turn, "reveal", "REVEAL", obj))
+            continue
         if len(sides) != 1 or not isinstance(obj[sides[0]], str):
-            raise InputError(f'{where}: give exactly one of "fugitive": ACTION or "team": ACTION')
+            raise InputError(
+                f'{where}: give exactly one of "fugitive": ACTION, "team": ACTION or "reveal": SQUARE'
+            )
         log.lines.append(LogLine(n, turn, sides[0], obj[sides[0]], obj))
     return log
 
@@ -137,6 +146,98 @@ class Refereed:
     open_turn: int | None  # a turn the log left unfinished
 
 
+def is_hunters_log(log: GameLog) -> bool:
+    """A hunt team's own log: its actions and the reveals, no fugitive lines."""
+    return not any(x.side == "fugitive" for x in log.lines) and any(
+        x.side == "reveal" for x in log.lines
+    )
+
+
+def hunters_view(board: Board, rules: HouseRules, log: GameLog) -> list:
+    """The observations of a hunt team's own log (team actions, reveals, card answers).
+
+    Each turn needs one ``{"turn": N, "reveal": "K05"}`` line (``null`` after OFFLINE);
+    a Drone card line carries ``"answer": true|false``, a Calls line the column letters
+    or row number it was told (``"answer": "F"`` / ``"answer": 5``). The team's actions
+    are refereed as in :func:`referee`.
+    """
+    from .rules import Observation
+
+    start = board.square(log.start, "game log header start")
+    try:
+        game = Game(board, rules, start, log.team, log.seed)
+    except RuleError as exc:
+        raise IllegalAction(f"header: {exc}") from None
+    by_turn: dict[int, list[LogLine]] = {}
+    for line in log.lines:
+        by_turn.setdefault(line.turn, []).append(line)
+    out = []
+    for turn in range(0, max(by_turn) + 1):
+        lines = by_turn.get(turn, [])
+        reveals = [x for x in lines if x.side == "reveal"]
+        if len(reveals) != 1:
+            raise InputError(
+                f"hunters' log turn {turn}: {len(reveals)} reveal lines; give one (null after OFFLINE)"
+            )
+        value = reveals[0].data["reveal"]
+        reveal = (
+            None
+            if value is None
+            else board.square(value, f"turn {turn} reveal (line {reveals[0].number})")
+        )
+        if turn == 0 and reveal is None:
+            raise InputError("hunters' log turn 0: the head start always ends with a reveal")
+        obs = Observation(turn, reveal)
+        for _ in range(game.budget):
+            game.fugitive_action("WAIT")
+        count = 0
+        for line in (x for x in lines if x.side == "team"):
+            count += 1
+            where = f"turn {turn}, team action {count} (line {line.number})"
+            to = _squares(board, line.data.get("to"), where)
+            van = game.van
+            try:
+                game.team_action(
+                    line.action,
+                    to,
+                    card=line.data.get("card"),
+                    player=line.data.get("player", 1),
+                    pawn=line.data.get("pawn"),
+                    by=str(line.data.get("by", "move")),
+                )
+            except RuleError as exc:
+                raise IllegalAction(f"{where}: {exc}") from None
+            card = str(line.data.get("card", "")).lower()
+            if line.action.upper() in ("CARD", "KAART") and card in ("drone", "calls"):
+                spec = rules.card(card)
+                answer = line.data.get("answer")
+                if card == "drone":
+                    if not isinstance(answer, bool):
+                        raise InputError(f'{where}: a Drone line needs "answer": true or false')
+                    obs.drone.append((count, van, spec.radius, answer))
+                else:
+                    try:
+                        if spec.reveals == "column":
+                            index = board.grid.index(f"{str(answer).upper()}1") % board.grid.cols
+                        else:
+                            index = int(answer) - 1
+                            if not 0 <= index < board.grid.rows:
+                                raise ValueError
+                    except (ValueError, TypeError):
+                        raise InputError(
+                            f'{where}: a Calls line needs "answer": the {spec.reveals} it was told'
+                        ) from None
+                    obs.calls.append((count, spec.reveals, index))
+        game.fugitive = reveal if reveal is not None else -1
+        game.pending = []
+        result = game.end_turn()
+        obs.catchers, obs.caught = result.observation.catchers, result.captured
+        out.append(obs)
+        if result.winner:
+            break
+    return out
+
+
 def referee(board: Board, rules: HouseRules, log: GameLog) -> Refereed:
     """Run a log through the rules; :class:`IllegalAction` names the first broken rule."""
     start = board.square(log.start, "game log header start")
@@ -147,6 +248,10 @@ def referee(board: Board, rules: HouseRules, log: GameLog) -> Refereed:
     results: list[TurnResult] = []
     by_turn: dict[int, list[LogLine]] = {}
     for line in log.lines:
+        if line.side == "reveal":
+            raise InputError(
+                f"line {line.number}: reveal lines belong in a hunters' log (no fugitive lines); `board track` reads those"
+            )
         by_turn.setdefault(line.turn, []).append(line)
     final = max(by_turn) if by_turn else 0
     for turn in range(0, final + 1):
