@@ -294,3 +294,12 @@ def test_track_from_the_hunters_own_log_equals_the_full_log(files):
     ]
     bad.write_text("".join(json.dumps(x) + "\n" for x in lines))
     one_line_error(run("board", "track", path, bad), 2, "turn 2", "reveal")
+
+
+def test_board_help_lists_only_its_commands():
+    r = run("board", "--help")
+    assert r.exit_code == 0
+    listed = [line.split()[0] for line in r.stdout.split("Commands:")[1].strip().splitlines()]
+    assert listed == ["generate", "play", "simulate", "track"]
+    for sub in listed:
+        assert run("board", sub, "--help").exit_code == 0

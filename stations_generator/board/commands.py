@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from ..cli import CONTEXT, Group
+from ..cli import CONTEXT
 from ..params import SECONDS
 
 SHARE = click.FloatRange(0.0, 1.0)
 
 
-@click.group(cls=Group, context_settings=CONTEXT)
+@click.group(context_settings=CONTEXT)  # the main group turns UserErrors into one line
 def board() -> None:
     """Het Jachtseizoen boards from real maps: generate, referee, track, simulate.
 
