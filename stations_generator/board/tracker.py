@@ -124,7 +124,7 @@ class Tracker:
         return out
 
     def _keep(self, hyps: set[Hyp]) -> set[Hyp]:
-        if len(hyps) > self.cap:
+        if len(hyps) > self.cap and self.exact:  # once merged, pruning cannot restore exactness
             hyps = self._prune(hyps)
         return self._merge(hyps) if len(hyps) > self.cap else hyps
 
