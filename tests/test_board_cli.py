@@ -195,6 +195,20 @@ def test_generate_errors_leave_nothing(tmp_path):
         2,
         "both --cols and --rows",
     )
+    tiny = tmp_path / "tiny.geojson"  # ~0.7 km² of mountain forest: nothing named
+    tiny.write_text(
+        json.dumps(
+            {
+                "type": "Polygon",
+                "coordinates": [
+                    [[9.60, 47.10], [9.61, 47.10], [9.61, 47.108], [9.60, 47.108], [9.60, 47.10]]
+                ],
+            }
+        )
+    )
+    r = run("board", "generate", tiny, "--osm", ext, "-o", out, "--cols", "4", "--rows", "4")
+    one_line_error(r, 3, "start location", "choose a larger area")
+    assert not out.exists() or not any(out.iterdir())
     bad_area = tmp_path / "bad.geojson"
     bad_area.write_text("{")
     r = run("board", "generate", bad_area, "--osm", ext, "-o", out)
