@@ -62,8 +62,53 @@ def board_page(board: Board) -> str:
         },
         tooltip=folium.GeoJsonTooltip(fields=["square", "terrain", "flags"]),
     ).add_to(m)
+    _graphs(m, board)
     m.get_root().html.add_child(folium.Element(_legend(board)))
     return render_station_map(m)
+
+
+def _centres(board: Board) -> dict[int, tuple[float, float]]:
+    import pyproj
+
+    g = board.grid
+    inv = pyproj.Transformer.from_crs(g.epsg, 4326, always_xy=True)
+    wanted = {s for e in (*board.motorway_edges, *board.rail_links) for s in e}
+    wanted |= {s for s, _n, _k in board.starts}
+    out = {}
+    for s in sorted(wanted):
+        minx, miny, maxx, maxy = g.bounds(s)
+        lon, lat = inv.transform((minx + maxx) / 2, (miny + maxy) / 2)
+        out[s] = (round(lat, 7), round(lon, 7))
+    return out
+
+
+def _graphs(m: folium.Map, board: Board) -> None:
+    """The motorway graph, the rail links and the start locations over the squares."""
+    c = _centres(board)
+    name = board.grid.name
+    for a, b in board.motorway_edges:
+        folium.PolyLine(
+            [c[a], c[b]], color="#7a0000", weight=3, tooltip=f"motorway {name(a)}–{name(b)}"
+        ).add_to(m)
+    for a, b in board.rail_links:
+        folium.PolyLine(
+            [c[a], c[b]],
+            color="#333333",
+            weight=2,
+            dash_array="6 4",
+            tooltip=f"rail {name(a)}–{name(b)}",
+        ).add_to(m)
+    for s, n, k in board.starts:
+        folium.CircleMarker(
+            c[s],
+            radius=7,
+            color="#000000",
+            weight=1,
+            fill=True,
+            fill_color="#d00000",
+            fill_opacity=0.9,
+            tooltip=f"★ {name(s)} — {n} ({k})",
+        ).add_to(m)
 
 
 def highlight_page(board: Board, squares: set[int], title: str, note: str) -> str:
