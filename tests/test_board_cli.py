@@ -125,6 +125,18 @@ def test_hitchhike_twice_is_named_like_the_issue(tmp_path):
         ('{"start": "AB04", "team": 5}\n', ["team", "1–3"]),
         ('{"start": "AB04"}\n[1, 2]\n', ["not a JSON object"]),
         ('{"start": "AB04"}\n{"turn": NaN, "fugitive": "WAIT"}\n', ["turn"]),
+        (
+            '{"start": "AB04"}\n'
+            + '{"turn": 0, "fugitive": "WAIT"}\n' * 10
+            + '{"turn": 1, "team": "CARD", "card": 5}\n',
+            ["not a card type"],
+        ),
+        (
+            '{"start": "AB04"}\n'
+            + '{"turn": 0, "fugitive": "WAIT"}\n' * 10
+            + '{"turn": 1, "team": "CARD", "card": "hunter", "pawn": "1", "to": "AB05"}\n',
+            ["pawn"],
+        ),
     ],
 )
 def test_malformed_logs_are_one_line_errors(files, tmp_path, text, words):

@@ -412,7 +412,7 @@ class Game:
             self.van = path[0]
         else:
             idx = self._player(player)
-            kind = (card or "").lower()
+            kind = card.lower() if isinstance(card, str) else ""
             if kind not in CARD_TYPES:
                 raise RuleError(f"CARD {card!r} is not a card type ({', '.join(CARD_TYPES)})")
             if kind not in self.hands[idx]:
