@@ -87,6 +87,8 @@ LAZY_COMMANDS = {
     "roll": "stations_generator.commands.play:roll",
     "route": "stations_generator.commands.play:route",
     "calibrate": "stations_generator.commands.play:calibrate",
+    # Het Jachtseizoen board game (issue 14): generate, play, track, simulate.
+    "board": "stations_generator.board.commands:board",
 }
 
 

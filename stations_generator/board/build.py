@@ -1,0 +1,147 @@
+"""``board generate``: area → OSM features → terrain → board files (one output set)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError, NoDataError
+from ..export.atomic import output_set
+from ..playarea import load_polygons
+from .model import Board, board_from_terrain, board_to_json
+from .terrain import MapFeatures, Thresholds, compute_terrain, make_grid
+
+__all__ = ["BOARD_FILES", "BoardRequest", "build_board", "run_board_generate", "dumps"]
+
+BOARD_FILES = ("board.json", "board.geojson", "board.html", "board.pdf", "board.png")
+#: The original board is 24 columns (A–X) by 36 rows (01–36): the default shape.
+DEFAULT_SHAPE = (24, 36)
+
+
+@dataclass
+class BoardRequest:
+    area: Path
+    output_dir: Path
+    osm_file: Path | None = None
+    cols: int | None = None
+    rows: int | None = None
+    cell_km: float | None = None
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    paper: str = "a3"
+    name: str | None = None
+    overpass_client: object | None = None
+
+
+def dumps(doc: object) -> str:
+    """Deterministic JSON text (sorted keys off: the documented field order is kept)."""
+    return json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+
+
+def _shape(request: BoardRequest, bounds) -> tuple[int | None, int | None, float | None]:
+    if request.cell_km is not None:
+        if request.cols or request.rows:
+            raise InputError("give --cols and --rows, or --cell-km, not both")
+        return None, None, request.cell_km * 1000.0
+    if bool(request.cols) != bool(request.rows):
+        raise InputError("give both --cols and --rows (or --cell-km)")
+    if request.cols:
+        return request.cols, request.rows, None
+    minx, miny, maxx, maxy = bounds
+    cols, rows = DEFAULT_SHAPE
+    if maxx - minx > maxy - miny:  # a wide area gets the board turned
+        cols, rows = rows, cols
+    return cols, rows, None
+
+
+def plan_grid(area_lonlat, request: BoardRequest):
+    """The grid over the area (its UTM zone) and the area projected into it."""
+    from .grid import utm_epsg
+    from .terrain import project_geometry
+
+    c = area_lonlat.centroid
+    bounds = project_geometry(area_lonlat, utm_epsg(c.x, c.y)).bounds
+    cols, rows, cell_m = _shape(request, bounds)
+    return make_grid(area_lonlat, cols, rows, cell_m)
+
+
+def grid_bbox(grid) -> tuple[float, float, float, float]:
+    """The grid's extent in lon/lat (the box to read OSM features from)."""
+    import pyproj
+
+    inv = pyproj.Transformer.from_crs(grid.epsg, 4326, always_xy=True)
+    east, south = grid.west + grid.cols * grid.cell_m, grid.north - grid.rows * grid.cell_m
+    return inv.transform_bounds(grid.west, south, east, grid.north, densify_pts=21)
+
+
+def build_board(area_lonlat, features: MapFeatures, request: BoardRequest, source: str) -> Board:
+    """The board for an area and its features (pure: no I/O)."""
+    grid, area = plan_grid(area_lonlat, request)
+    if grid.size > 200_000:
+        raise InputError(
+            f"{grid.cols}×{grid.rows} squares is too many (at most 200000); use a larger --cell-km"
+        )
+    result = compute_terrain(grid, area, features, request.thresholds)
+    if not result.on_board.any():
+        raise NoDataError(
+            "no square lies inside the area; use smaller squares (--cell-km) or a lower --area-share"
+        )
+    name = request.name or request.area.name.split(".")[0]
+    return board_from_terrain(result, name, request.thresholds.as_dict(), source)
+
+
+def run_board_generate(request: BoardRequest, console) -> Board:
+    """Read, compute, write every board file at once; returns the board."""
+    area = load_polygons(request.area, console.warn)
+    from . import osmdata
+
+    with output_set(request.output_dir, BOARD_FILES) as out:
+        grid, _projected = plan_grid(area, request)
+        if request.osm_file is not None:
+            # Read the whole grid's box: a square partly outside the area keeps what is in it.
+            features = osmdata.features_from_extract(request.osm_file, area, grid_bbox(grid))
+            source = Path(request.osm_file).name
+        else:
+            features = osmdata.features_from_overpass(request.overpass_client, area)
+            source = "Overpass"
+        board = build_board(area, features, request, source)
+        if len(board.starts) < 2:
+            raise NoDataError(
+                f"the area has {len(board.starts)} start location(s) (no prisons, too few named "
+                "landmarks); choose a larger area"
+            )
+        from .geo import board_geojson
+        from .page import board_page
+        from .render import render_both
+
+        out.write_text("board.json", dumps(board_to_json(board)))
+        out.write_text("board.geojson", dumps(board_geojson(board)))
+        out.write_text("board.html", board_page(board))
+        pdf, png = render_both(board, request.paper)
+        out.write_bytes("board.pdf", pdf)
+        out.write_bytes("board.png", png)
+    if board.start_note:
+        console.warn(board.start_note)
+    g = board.grid
+    console.info(
+        f"board {board.name}: {g.cols}×{g.rows} squares of {g.cell_m / 1000:.2f} km (EPSG:{g.epsg}), "
+        f"{int(board.on_board.sum())} on the board; {len(board.junctions)} junctions, "
+        f"{len(board.cities)} cities, {len(board.airfields)} airfields, {len(board.rail_links)} rail links, "
+        f"{len(board.starts)} starts → {request.output_dir}"
+    )
+    return board
+
+
+def load_board(path: Path) -> Board:
+    """Read and check a ``board.json`` (one-line :class:`InputError` on any problem)."""
+    from .. import jsonio
+    from .model import board_from_json
+
+    data = jsonio.read_json_file(
+        Path(path),
+        "board",
+        label=repr(Path(path).name),
+        limit=200_000_000,
+        fix="give a board.json from `board generate`",
+    )
+    return board_from_json(data)

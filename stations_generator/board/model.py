@@ -1,0 +1,448 @@
+"""The board: grid, terrain per square, motorway graph, rail links, start locations.
+
+:class:`Board` is what every other module works on; :func:`board_to_json` /
+:func:`board_from_json` are its versioned JSON form (``board.json``, see
+docs/board.md). Derived structures (passability, neighbours, the water bodies a
+boat can cross) are computed here from the stored terrain, never stored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .grid import Grid
+
+__all__ = ["BOARD_FORMAT", "BOARD_VERSION", "Board", "board_from_json", "board_to_json"]
+
+BOARD_FORMAT = "het-jachtseizoen-board"
+BOARD_VERSION = 1
+
+#: Terrain drawing order / legend order: the first that applies colours the square.
+TERRAIN_KINDS = (
+    "off",
+    "water",
+    "forest",
+    "junction",
+    "city",
+    "airfield",
+    "motorway",
+    "builtup",
+    "open",
+)
+
+
+@dataclass
+class Board:
+    """One generated board (see the module docstring)."""
+
+    grid: Grid
+    name: str
+    on_board: np.ndarray
+    motorway: np.ndarray
+    water: np.ndarray
+    forest: np.ndarray
+    builtup: np.ndarray
+    junctions: dict[int, list[str]]
+    motorway_edges: list[tuple[int, int]]
+    cities: dict[int, str]
+    airfields: dict[int, str]
+    rail_links: list[tuple[int, int]]
+    starts: list[tuple[int, str, str]]
+    thresholds: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+    start_note: str | None = None
+
+    # ------------------------------------------------------------ derived terrain
+    @cached_property
+    def protected(self) -> np.ndarray:
+        """Squares always passable: junction, city, airfield and start squares."""
+        out = np.zeros(self.grid.size, dtype=bool)
+        for s in (*self.junctions, *self.cities, *self.airfields, *(st[0] for st in self.starts)):
+            out[s] = True
+        return out
+
+    @cached_property
+    def is_water(self) -> np.ndarray:
+        share = float(self.thresholds.get("water_share", 0.5))
+        return self.on_board & (self.water >= share) & ~self.protected
+
+    @cached_property
+    def is_forest(self) -> np.ndarray:
+        share = float(self.thresholds.get("forest_share", 0.5))
+        return self.on_board & (self.forest >= share) & ~self.protected & ~self.is_water
+
+    @cached_property
+    def is_builtup(self) -> np.ndarray:
+        share = float(self.thresholds.get("builtup_share", 0.3))
+        return self.on_board & (self.builtup >= share)
+
+    @cached_property
+    def passable(self) -> np.ndarray:
+        return self.on_board & ~self.is_water & ~self.is_forest
+
+    @cached_property
+    def waterside(self) -> np.ndarray:
+        """Passable squares with a water square among their 8 neighbours."""
+        out = np.zeros(self.grid.size, dtype=bool)
+        for s in np.flatnonzero(self.passable):
+            out[s] = any(self.is_water[n] for n in self.grid.neighbours(int(s), 8))
+        return out
+
+    @cached_property
+    def water_body(self) -> dict[int, frozenset[int]]:
+        """Waterside square → ids of the water bodies (8-connected water) it touches."""
+        label = -np.ones(self.grid.size, dtype=int)
+        current = 0
+        for s in np.flatnonzero(self.is_water):
+            if label[s] >= 0:
+                continue
+            stack = [int(s)]
+            label[s] = current
+            while stack:
+                x = stack.pop()
+                for n in self.grid.neighbours(x, 8):
+                    if self.is_water[n] and label[n] < 0:
+                        label[n] = current
+                        stack.append(n)
+            current += 1
+        out = {}
+        for s in np.flatnonzero(self.waterside):
+            out[int(s)] = frozenset(
+                int(label[n]) for n in self.grid.neighbours(int(s), 8) if label[n] >= 0
+            )
+        return out
+
+    @cached_property
+    def junction_adj(self) -> dict[int, tuple[int, ...]]:
+        adj: dict[int, set[int]] = defaultdict(set)
+        for a, b in self.motorway_edges:
+            adj[a].add(b)
+            adj[b].add(a)
+        return {k: tuple(sorted(v)) for k, v in sorted(adj.items())}
+
+    @cached_property
+    def rail_adj(self) -> dict[int, tuple[int, ...]]:
+        adj: dict[int, set[int]] = defaultdict(set)
+        for a, b in self.rail_links:
+            adj[a].add(b)
+            adj[b].add(a)
+        return {k: tuple(sorted(v)) for k, v in sorted(adj.items())}
+
+    @cached_property
+    def boat_targets(self) -> dict[int, tuple[int, ...]]:
+        """Waterside square → the other waterside squares of the same water (BOAT)."""
+        wb = self.water_body
+        by_body: dict[int, set[int]] = defaultdict(set)
+        for s, bodies in wb.items():
+            for w in bodies:
+                by_body[w].add(s)
+        out = {}
+        for s, bodies in wb.items():
+            out[s] = tuple(sorted(set().union(*(by_body[w] for w in bodies)) - {s}))
+        return out
+
+    def steps(self, mode: int) -> list[tuple[int, ...]]:
+        """Per square, the passable squares one step away (4 or 8 neighbours), cached."""
+        cache = self.__dict__.setdefault("_steps", {})
+        if mode not in cache:
+            passable = self.passable
+            cache[mode] = [
+                tuple(n for n in self.grid.neighbours(s, mode) if passable[n])
+                for s in range(self.grid.size)
+            ]
+        return cache[mode]
+
+    def kind(self, s: int) -> str:
+        """The one terrain that colours square ``s`` (see :data:`TERRAIN_KINDS`)."""
+        if not self.on_board[s]:
+            return "off"
+        if self.is_water[s]:
+            return "water"
+        if self.is_forest[s]:
+            return "forest"
+        if s in self.junctions:
+            return "junction"
+        if s in self.cities:
+            return "city"
+        if s in self.airfields:
+            return "airfield"
+        if self.motorway[s]:
+            return "motorway"
+        if self.is_builtup[s]:
+            return "builtup"
+        return "open"
+
+    def flags(self, s: int) -> list[str]:
+        """Every terrain that applies to square ``s``."""
+        out = []
+        for name, on in (
+            ("off", not self.on_board[s]),
+            ("water", self.is_water[s]),
+            ("forest", self.is_forest[s]),
+            ("motorway", self.motorway[s]),
+            ("junction", s in self.junctions),
+            ("city", s in self.cities),
+            ("airfield", s in self.airfields),
+            ("builtup", self.is_builtup[s]),
+            ("waterside", self.waterside[s]),
+        ):
+            if on:
+                out.append(name)
+        return out
+
+    def square(self, name: str, what: str = "square") -> int:
+        """Index of a coordinate; :class:`InputError` naming the problem otherwise."""
+        try:
+            return self.grid.index(name)
+        except ValueError as exc:
+            raise InputError(f"{what}: {exc}") from None
+
+
+# ------------------------------------------------------------------- JSON form
+def board_to_json(board: Board) -> dict[str, Any]:
+    """The ``board.json`` document (version :data:`BOARD_VERSION`; docs/board.md)."""
+    g = board.grid
+    name = g.name
+    squares = []
+    for s in range(g.size):
+        minx, miny, maxx, maxy = g.bounds(s)
+        squares.append(
+            {
+                "id": name(s),
+                "terrain": board.kind(s),
+                "flags": board.flags(s),
+                "water": float(board.water[s]),
+                "forest": float(board.forest[s]),
+                "builtup": float(board.builtup[s]),
+                "motorway": bool(board.motorway[s]),
+                "on_board": bool(board.on_board[s]),
+            }
+        )
+    return {
+        "format": BOARD_FORMAT,
+        "version": BOARD_VERSION,
+        "name": board.name,
+        "source": board.source,
+        "attribution": "Data © OpenStreetMap contributors, ODbL 1.0",
+        "grid": {
+            "crs": f"EPSG:{g.epsg}",
+            "west": g.west,
+            "north": g.north,
+            "cell_m": g.cell_m,
+            "cols": g.cols,
+            "rows": g.rows,
+            "first": name(0),
+            "last": name(g.size - 1),
+        },
+        "thresholds": board.thresholds,
+        "squares": squares,
+        "junctions": [{"square": name(s), "names": n} for s, n in sorted(board.junctions.items())],
+        "motorway": [[name(a), name(b)] for a, b in board.motorway_edges],
+        "cities": [{"square": name(s), "name": n} for s, n in sorted(board.cities.items())],
+        "airfields": [{"square": name(s), "name": n} for s, n in sorted(board.airfields.items())],
+        "rail_links": [[name(a), name(b)] for a, b in board.rail_links],
+        "starts": [{"square": name(s), "name": n, "kind": k} for s, n, k in board.starts],
+        "start_note": board.start_note,
+    }
+
+
+def _need(cond: bool, where: str, fix: str) -> None:
+    if not cond:
+        raise InputError(f"board.json: {where}; {fix}")
+
+
+def _number(value: Any, where: str, lo: float = -math.inf, hi: float = math.inf) -> float:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    _need(
+        ok and lo <= value <= hi,
+        f"{where} is {value!r}, not a number in [{lo}, {hi}]",
+        "regenerate the board with `board generate`",
+    )
+    return float(value)
+
+
+def board_from_json(data: Any) -> Board:
+    """Read a ``board.json`` document, checking every field (one-line :class:`InputError`)."""
+    fix = "regenerate it with `stations-generator board generate`"
+    _need(isinstance(data, dict), "the top level is not an object", fix)
+    _need(
+        data.get("format") == BOARD_FORMAT,
+        f"format is {data.get('format')!r}, not {BOARD_FORMAT!r}",
+        "give a board.json written by `board generate`",
+    )
+    _need(
+        data.get("version") == BOARD_VERSION,
+        f"version {data.get('version')!r} is not supported (this is version {BOARD_VERSION})",
+        fix,
+    )
+    grid = data.get("grid")
+    _need(isinstance(grid, dict), "grid is missing", fix)
+    crs = grid.get("crs")
+    _need(
+        isinstance(crs, str) and crs.startswith("EPSG:") and crs[5:].isdigit(),
+        f"grid.crs is {crs!r}",
+        fix,
+    )
+    cols = grid.get("cols")
+    rows = grid.get("rows")
+    _need(
+        isinstance(cols, int) and isinstance(rows, int) and 1 <= cols <= 702 and 1 <= rows <= 999,
+        f"grid.cols/rows are {cols!r}/{rows!r}",
+        fix,
+    )
+    g = Grid(
+        int(crs[5:]),
+        _number(grid.get("west"), "grid.west"),
+        _number(grid.get("north"), "grid.north"),
+        _number(grid.get("cell_m"), "grid.cell_m", 1e-3, 1e7),
+        cols,
+        rows,
+    )
+    squares = data.get("squares")
+    _need(
+        isinstance(squares, list) and len(squares) == g.size,
+        f"squares has {len(squares) if isinstance(squares, list) else 'no'} entries, not {g.size}",
+        fix,
+    )
+    arrays = {k: np.zeros(g.size) for k in ("water", "forest", "builtup")}
+    on_board = np.zeros(g.size, dtype=bool)
+    motorway = np.zeros(g.size, dtype=bool)
+    for i, sq in enumerate(squares):
+        _need(
+            isinstance(sq, dict) and sq.get("id") == g.name(i),
+            f"squares[{i}] is not square {g.name(i)}",
+            fix,
+        )
+        for k in arrays:
+            arrays[k][i] = _number(sq.get(k), f"squares[{i}].{k}", 0.0, 1.0)
+        _need(
+            isinstance(sq.get("on_board"), bool) and isinstance(sq.get("motorway"), bool),
+            f"squares[{i}].on_board/motorway are not true/false",
+            fix,
+        )
+        on_board[i] = sq["on_board"]
+        motorway[i] = sq["motorway"]
+
+    def sq(value: Any, where: str) -> int:
+        _need(isinstance(value, str), f"{where} is {value!r}, not a coordinate", fix)
+        try:
+            return g.index(value)
+        except ValueError as exc:
+            raise InputError(f"board.json: {where}: {exc}; {fix}") from None
+
+    def named(key: str) -> dict[int, str]:
+        items = data.get(key, [])
+        _need(isinstance(items, list), f"{key} is not a list", fix)
+        out = {}
+        for i, it in enumerate(items):
+            _need(
+                isinstance(it, dict) and isinstance(it.get("name"), str),
+                f"{key}[{i}] has no name",
+                fix,
+            )
+            out[sq(it.get("square"), f"{key}[{i}].square")] = it["name"]
+        return out
+
+    def pairs(key: str) -> list[tuple[int, int]]:
+        items = data.get(key, [])
+        _need(isinstance(items, list), f"{key} is not a list", fix)
+        out = []
+        for i, it in enumerate(items):
+            _need(
+                isinstance(it, list) and len(it) == 2, f"{key}[{i}] is not a pair of squares", fix
+            )
+            a, b = sq(it[0], f"{key}[{i}][0]"), sq(it[1], f"{key}[{i}][1]")
+            out.append((min(a, b), max(a, b)))
+        return sorted(set(out))
+
+    junctions: dict[int, list[str]] = {}
+    items = data.get("junctions", [])
+    _need(isinstance(items, list), "junctions is not a list", fix)
+    for i, it in enumerate(items):
+        _need(
+            isinstance(it, dict) and isinstance(it.get("names", []), list),
+            f"junctions[{i}] is malformed",
+            fix,
+        )
+        junctions[sq(it.get("square"), f"junctions[{i}].square")] = [
+            str(n) for n in it.get("names", [])
+        ]
+    starts = []
+    items = data.get("starts", [])
+    _need(isinstance(items, list), "starts is not a list", fix)
+    for i, it in enumerate(items):
+        _need(
+            isinstance(it, dict) and isinstance(it.get("name"), str),
+            f"starts[{i}] has no name",
+            fix,
+        )
+        starts.append(
+            (sq(it.get("square"), f"starts[{i}].square"), it["name"], str(it.get("kind", "")))
+        )
+    thresholds = data.get("thresholds", {})
+    _need(isinstance(thresholds, dict), "thresholds is not an object", fix)
+    for key in ("water_share", "forest_share", "builtup_share"):
+        if key in thresholds:
+            _number(thresholds[key], f"thresholds.{key}", 0.0, 1.0)
+    cities = named("cities")
+    edges = pairs("motorway")
+    for a, b in edges:
+        _need(
+            a in junctions and b in junctions,
+            f"motorway edge {g.name(a)}–{g.name(b)} does not join two junctions",
+            fix,
+        )
+    links = pairs("rail_links")
+    for a, b in links:
+        _need(
+            a in cities and b in cities,
+            f"rail link {g.name(a)}–{g.name(b)} does not join two cities",
+            fix,
+        )
+    return Board(
+        grid=g,
+        name=str(data.get("name", "")),
+        on_board=on_board,
+        motorway=motorway,
+        water=arrays["water"],
+        forest=arrays["forest"],
+        builtup=arrays["builtup"],
+        junctions=junctions,
+        motorway_edges=edges,
+        cities=cities,
+        airfields=named("airfields"),
+        rail_links=links,
+        starts=starts,
+        thresholds=thresholds,
+        source=str(data.get("source", "")),
+        start_note=data.get("start_note") if isinstance(data.get("start_note"), str) else None,
+    )
+
+
+def board_from_terrain(result, name: str, thresholds: dict[str, Any], source: str) -> Board:
+    """A :class:`Board` from :func:`~.terrain.compute_terrain`'s result."""
+    return Board(
+        grid=result.grid,
+        name=name,
+        on_board=result.on_board,
+        motorway=result.motorway,
+        water=result.water,
+        forest=result.forest,
+        builtup=result.builtup,
+        junctions=result.junctions,
+        motorway_edges=result.motorway_edges,
+        cities=result.cities,
+        airfields=result.airfields,
+        rail_links=result.rail_links,
+        starts=result.starts,
+        thresholds=thresholds,
+        source=source,
+        start_note=result.start_note,
+    )

@@ -1,0 +1,296 @@
+"""Reading a board's OSM features: from an extract (pyosmium) or from Overpass.
+
+Both paths produce the same :class:`~.terrain.MapFeatures` (WGS84 lon/lat); the
+tag rules are here, in one place (:func:`classify_line`, :func:`classify_area`,
+:func:`classify_point`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import osmium
+from shapely.geometry import box
+from shapely.geometry.base import BaseGeometry
+
+from ..errors import InputError, NoDataError
+from ..osm import extracts, overpass
+from ..osm.query import poly_filters
+from .terrain import MapFeatures, Place
+
+__all__ = ["features_from_extract", "features_from_overpass", "extract_extent", "overpass_query"]
+
+BUILTUP_LANDUSE = ("residential", "commercial", "retail", "industrial")
+FOREST_TAGS = (("landuse", "forest"), ("natural", "wood"))
+#: Rail service tracks (yards, sidings) and non-passenger uses are not "public transport".
+NON_PASSENGER_USAGE = ("industrial", "military", "freight", "tourism", "test")
+#: Fallback start locations when an area has fewer than 2 prisons (in this order of kind).
+LANDMARK_TAGS = (
+    ("historic", "castle"),
+    ("historic", "fort"),
+    ("tourism", "museum"),
+    ("tourism", "attraction"),
+    ("amenity", "townhall"),
+)
+
+
+def classify_line(tags: Mapping[str, str]) -> str | None:
+    """``motorway``, ``motorway_link``, ``rail`` or ``coastline`` for a way, else None."""
+    if tags.get("highway") == "motorway":
+        return "motorway"
+    if tags.get("highway") == "motorway_link":
+        return "motorway_link"
+    if (
+        tags.get("railway") == "rail"
+        and "service" not in tags
+        and tags.get("usage") not in NON_PASSENGER_USAGE
+    ):
+        return "rail"
+    if tags.get("natural") == "coastline":
+        return "coastline"
+    return None
+
+
+def classify_area(tags: Mapping[str, str]) -> str | None:
+    """``water``, ``forest`` or ``builtup`` for an area, else None."""
+    if extracts.is_water(tags):
+        return "water"
+    if any(tags.get(k) == v for k, v in FOREST_TAGS):
+        return "forest"
+    if tags.get("landuse") in BUILTUP_LANDUSE:
+        return "builtup"
+    return None
+
+
+def classify_point(tags: Mapping[str, str]) -> str | None:
+    """The kind of point feature: junction, place, airfield, station, prison, landmark."""
+    if tags.get("highway") == "motorway_junction":
+        return "junction"
+    if tags.get("place") in ("city", "town", "village"):
+        return "place"
+    if tags.get("aeroway") == "aerodrome":
+        return "airfield"
+    if tags.get("railway") in ("station", "halt") and tags.get("station") not in (
+        "subway",
+        "light_rail",
+        "monorail",
+        "funicular",
+    ):
+        return "station"
+    if tags.get("amenity") == "prison":
+        return "prison"
+    if tags.get("name") and any(tags.get(k) == v for k, v in LANDMARK_TAGS):
+        return "landmark"
+    return None
+
+
+def _population(tags: Mapping[str, str]) -> int:
+    text = str(tags.get("population", "")).replace(",", "").replace(" ", "").replace(".", "")
+    return int(text) if text.isdigit() else 0
+
+
+def _name(tags: Mapping[str, str]) -> str:
+    return str(tags.get("name") or tags.get("ref") or "")
+
+
+def _landmark_kind(tags: Mapping[str, str]) -> str:
+    for k, v in LANDMARK_TAGS:
+        if tags.get(k) == v:
+            return v
+    return "landmark"
+
+
+def _add_point(
+    features: MapFeatures, kind: str, lon: float, lat: float, tags: Mapping[str, str], key: str
+) -> None:
+    if kind == "junction":
+        features.junctions.append(
+            Place(
+                lon,
+                lat,
+                str(tags.get("name", "")),
+                "junction",
+                osm=key,
+                ref=str(tags.get("ref", "")),
+            )
+        )
+    elif kind == "place":
+        features.places.append(Place(lon, lat, _name(tags), tags["place"], _population(tags), key))
+    elif kind == "airfield":
+        features.airfields.append(Place(lon, lat, _name(tags) or "airfield", "airfield", osm=key))
+    elif kind == "station":
+        features.stations.append(Place(lon, lat, _name(tags), "station", osm=key))
+    elif kind == "prison":
+        features.prisons.append(Place(lon, lat, _name(tags), "prison", osm=key))
+    elif kind == "landmark":
+        features.landmarks.append(Place(lon, lat, _name(tags), _landmark_kind(tags), osm=key))
+
+
+def extract_extent(path: Path) -> tuple[float, float, float, float] | None:
+    """The extract's bounding box from its header, or None if it has none."""
+    try:
+        header = osmium.io.Reader(str(path), osmium.osm.NOTHING).header()
+    except RuntimeError:
+        return None
+    b = header.box()
+    if not b.valid():
+        return None
+    return (b.bottom_left.lon, b.bottom_left.lat, b.top_right.lon, b.top_right.lat)
+
+
+def features_from_extract(path: Path, area: BaseGeometry, bbox: tuple | None = None) -> MapFeatures:
+    """Read every board feature of ``area`` (WGS84) from an OSM extract.
+
+    ``bbox`` (lon/lat) is the box to read [default: the area's bounds]; give the
+    grid's box so that squares partly outside the area keep their features.
+
+    Raises
+    ------
+    InputError
+        If the file cannot be read, or the area lies outside the extract's bounds.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"OSM extract {path.name!r} does not exist; check the --osm path")
+    bbox = tuple(float(v) for v in (bbox or area.bounds))
+    extent = extract_extent(path)
+    if extent is not None and not box(*extent).intersects(area):
+        raise InputError(
+            f"the area ({bbox[0]:.3f},{bbox[1]:.3f} – {bbox[2]:.3f},{bbox[3]:.3f}) lies outside "
+            f"the extract {path.name!r} ({extent[0]:.3f},{extent[1]:.3f} – {extent[2]:.3f},{extent[3]:.3f}); "
+            "give an extract that covers it, or leave out --osm to fetch it online"
+        )
+    features = MapFeatures()
+    for _key, tags, line in extracts.read_lines(path, lambda t: classify_line(t) is not None, bbox):
+        kind = classify_line(tags)
+        target = {
+            "motorway": features.motorways,
+            "motorway_link": features.motorway_links,
+            "rail": features.rail,
+            "coastline": features.coastline,
+        }[kind]
+        target.append([tuple(c) for c in line.coords])
+    for _key, tags, geom in extracts.read_areas(path, lambda t: classify_area(t) is not None, bbox):
+        kind = classify_area(tags)
+        {"water": features.water, "forest": features.forest, "builtup": features.builtup}[
+            kind
+        ].append(geom)
+    for el in extracts.read_points(path, lambda t: classify_point(t) is not None, bbox):
+        _add_point(features, classify_point(el.tags), el.lon, el.lat, el.tags, el.key)
+    return features
+
+
+# --------------------------------------------------------------------- Overpass
+_LINE_FILTERS = (
+    '["highway"~"^motorway(_link)?$"]',
+    '["railway"="rail"]',
+    '["natural"="coastline"]',
+)
+_AREA_FILTERS = (
+    '["natural"="water"]',
+    '["natural"="bay"]',
+    '["waterway"="riverbank"]',
+    '["waterway"="dock"]',
+    '["landuse"="reservoir"]',
+    '["landuse"="basin"]',
+    '["landuse"="forest"]',
+    '["natural"="wood"]',
+    '["landuse"~"^(residential|commercial|retail|industrial)$"]',
+)
+_POINT_FILTERS = (
+    '["highway"="motorway_junction"]',
+    '["place"~"^(city|town|village)$"]',
+    '["aeroway"="aerodrome"]',
+    '["railway"~"^(station|halt)$"]',
+    '["amenity"="prison"]',
+    '["historic"~"^(castle|fort)$"]["name"]',
+    '["tourism"~"^(museum|attraction)$"]["name"]',
+    '["amenity"="townhall"]["name"]',
+)
+
+
+def overpass_query(area: BaseGeometry, timeout_s: int = 300) -> str:
+    """One Overpass query for every board feature of ``area`` (``out geom``)."""
+    polys = poly_filters(area)
+    lines = [f"[out:json][timeout:{int(timeout_s)}];", "("]
+    for poly in polys:
+        for flt in _LINE_FILTERS:
+            lines.append(f"  way{flt}({poly});")
+        for flt in _AREA_FILTERS:
+            lines.append(f"  way{flt}({poly});")
+            lines.append(f"  relation{flt}({poly});")
+        for flt in _POINT_FILTERS:
+            lines.append(f"  nwr{flt}({poly});")
+    lines += [");", "out geom;"]
+    return "\n".join(lines) + "\n"
+
+
+def _geometry_points(el: dict[str, Any]) -> list[tuple[float, float]]:
+    pts = []
+    for p in el.get("geometry") or []:
+        if (
+            isinstance(p, dict)
+            and isinstance(p.get("lon"), int | float)
+            and isinstance(p.get("lat"), int | float)
+        ):
+            pts.append((float(p["lon"]), float(p["lat"])))
+    for m in el.get("members") or []:
+        if isinstance(m, dict):
+            pts.extend(_geometry_points(m))
+    return pts
+
+
+def features_from_overpass_json(raw: dict[str, Any]) -> MapFeatures:
+    """Parse an Overpass ``out geom`` answer to :func:`overpass_query`."""
+    elements = raw.get("elements") if isinstance(raw, dict) else None
+    if not isinstance(elements, list):
+        raise InputError("the Overpass answer has no element list; try again later")
+    features = MapFeatures()
+    areas: dict[str, list] = {"water": [], "forest": [], "builtup": []}
+    for el in elements:
+        if not isinstance(el, dict) or not isinstance(el.get("tags"), dict):
+            continue
+        tags = {str(k): str(v) for k, v in el["tags"].items()}
+        key = f"{el.get('type')}/{el.get('id')}"
+        if el.get("type") == "way":
+            kind = classify_line(tags)
+            if kind:
+                coords = _geometry_points(el)
+                if len(coords) >= 2:
+                    {
+                        "motorway": features.motorways,
+                        "motorway_link": features.motorway_links,
+                        "rail": features.rail,
+                        "coastline": features.coastline,
+                    }[kind].append(coords)
+        if el.get("type") in ("way", "relation"):
+            kind = classify_area(tags)
+            if kind:
+                areas[kind].append(el)
+        kind = classify_point(tags)
+        if kind:
+            if el.get("type") == "node":
+                lon, lat = el.get("lon"), el.get("lat")
+            else:
+                pts = _geometry_points(el)
+                if not pts:
+                    continue
+                xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+                lon, lat = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+            if isinstance(lon, int | float) and isinstance(lat, int | float):
+                _add_point(features, kind, float(lon), float(lat), tags, key)
+    for kind, els in areas.items():
+        if els:
+            polys = overpass.water_polygons_from_overpass_json({"elements": els})
+            getattr(features, kind).extend(polys)
+    return features
+
+
+def features_from_overpass(client: overpass.OverpassClient, area: BaseGeometry) -> MapFeatures:
+    """Fetch the board features of ``area`` with one Overpass query (cached by the client)."""
+    features = client.fetch_parsed(overpass_query(area), features_from_overpass_json)
+    if not isinstance(features, MapFeatures):  # pragma: no cover - defensive
+        raise NoDataError("the Overpass answer could not be read")
+    return features

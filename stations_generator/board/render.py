@@ -1,0 +1,234 @@
+"""The printable board: PDF and PNG with matplotlib (A3 or A4).
+
+Layout (:func:`layout`, in page fractions, so tests can find each part): the grid
+with the coordinates on all four edges, then below it the terrain legend, the
+start-location legend, the 25-square time bar and the OSM credit. The page is
+portrait when the grid is taller than wide, landscape otherwise.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import numpy as np
+
+from .model import Board
+
+__all__ = ["COLOURS", "PAPER_MM", "Layout", "layout", "render_pdf", "render_png"]
+
+PAPER_MM = {"a3": (297.0, 420.0), "a4": (210.0, 297.0)}
+
+#: Square colours by terrain (:data:`~.model.TERRAIN_KINDS`).
+COLOURS = {
+    "off": "#ffffff",
+    "water": "#5b9bd5",
+    "forest": "#3f7f3a",
+    "junction": "#7a0000",
+    "city": "#f39c34",
+    "airfield": "#8e6cc8",
+    "motorway": "#e05050",
+    "builtup": "#f7e08a",
+    "open": "#eef3e2",
+}
+LABELS = {
+    "water": "Water (impassable)",
+    "forest": "Forest (impassable)",
+    "motorway": "Motorway",
+    "junction": "Motorway junction",
+    "city": "Big city (public transport)",
+    "airfield": "Airfield",
+    "builtup": "Built-up area (van: 1 step)",
+    "open": "Open land",
+}
+TIME_SQUARES = 25
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the parts sit on the page: ``(left, bottom, width, height)`` fractions."""
+
+    page_mm: tuple[float, float]
+    grid: tuple[float, float, float, float]
+    legend: tuple[float, float, float, float]
+    starts: tuple[float, float, float, float]
+    timebar: tuple[float, float, float, float]
+    credit_y: float
+
+
+def _hex(colour: str) -> tuple[float, float, float]:
+    colour = colour.lstrip("#")
+    return tuple(int(colour[i : i + 2], 16) / 255 for i in (0, 2, 4))  # type: ignore[return-value]
+
+
+def layout(board: Board, paper: str = "a3") -> Layout:
+    """The page layout for ``board`` on ``paper`` (``a3`` or ``a4``)."""
+    short, long_ = PAPER_MM[paper]
+    g = board.grid
+    portrait = g.rows >= g.cols
+    w_mm, h_mm = (short, long_) if portrait else (long_, short)
+    margin = 14.0  # mm: room for the edge coordinates
+    # The band below the grid, stacked up from the bottom edge (mm).
+    credit_top = 10.0
+    bar_h = min(10.0, (w_mm - 2 * margin) / (TIME_SQUARES + 2))
+    bar_y = credit_top + 3.0
+    legend_h = 42.0
+    legend_y = bar_y + bar_h + 5.0
+    grid_bottom = legend_y + legend_h + 12.0  # the bottom coordinates sit in between
+    avail_w, avail_h = w_mm - 2 * margin, h_mm - margin - 6.0 - grid_bottom
+    cell = min(avail_w / g.cols, avail_h / g.rows)
+    gw, gh = cell * g.cols, cell * g.rows
+    gx = (w_mm - gw) / 2
+    gy = h_mm - margin - 6.0 - gh
+    inner = w_mm - 2 * margin
+    legend = (margin, legend_y, inner * 0.42, legend_h)
+    starts = (margin + inner * 0.46, legend_y, inner * 0.54, legend_h)
+    timebar = (margin, bar_y, inner, bar_h)
+    credit_y = credit_top
+
+    def frac(r):
+        return (r[0] / w_mm, r[1] / h_mm, r[2] / w_mm, r[3] / h_mm)
+
+    return Layout(
+        (w_mm, h_mm),
+        frac((gx, gy, gw, gh)),
+        frac(legend),
+        frac(starts),
+        frac(timebar),
+        credit_y / h_mm,
+    )
+
+
+def _figure(board: Board, paper: str):
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    lay = layout(board, paper)
+    g = board.grid
+    w_mm, h_mm = lay.page_mm
+    fig = Figure(figsize=(w_mm / 25.4, h_mm / 25.4))
+    fig.patch.set_facecolor("white")
+    ax = fig.add_axes(lay.grid)
+    rgb = np.array([_hex(COLOURS[board.kind(s)]) for s in range(g.size)]).reshape(g.rows, g.cols, 3)
+    ax.imshow(rgb, extent=(0, g.cols, g.rows, 0), interpolation="nearest", aspect="auto")
+    ax.set_xlim(0, g.cols)
+    ax.set_ylim(g.rows, 0)
+    for x in range(g.cols + 1):
+        ax.axvline(x, color="#888888", lw=0.3)
+    for y in range(g.rows + 1):
+        ax.axhline(y, color="#888888", lw=0.3)
+
+    def centre(s: int) -> tuple[float, float]:
+        r, c = divmod(s, g.cols)
+        return c + 0.5, r + 0.5
+
+    for a, b in board.motorway_edges:
+        (x0, y0), (x1, y1) = centre(a), centre(b)
+        ax.plot([x0, x1], [y0, y1], color="#7a0000", lw=1.2, alpha=0.8)
+    for a, b in board.rail_links:
+        (x0, y0), (x1, y1) = centre(a), centre(b)
+        ax.plot([x0, x1], [y0, y1], color="#333333", lw=0.8, ls=(0, (3, 2)), alpha=0.8)
+    for s, _n, _k in board.starts:
+        x, y = centre(s)
+        ax.plot([x], [y], marker="*", ms=9, color="#d00000", mec="black", mew=0.5)
+    cols = [g.name(c)[: -g.row_digits] for c in range(g.cols)]
+    rows = [f"{r + 1:0{g.row_digits}d}" for r in range(g.rows)]
+    fs = max(4.0, min(8.0, 0.6 * 72 * (lay.grid[2] * w_mm / 25.4) / g.cols))
+    ax.set_xticks(np.arange(g.cols) + 0.5, cols, fontsize=fs)
+    ax.set_yticks(np.arange(g.rows) + 0.5, rows, fontsize=fs)
+    ax.tick_params(length=0, labeltop=True, labelright=True, pad=2)
+    ax.set_title(board.name, fontsize=11, pad=16)
+
+    # Terrain legend.
+    lg = fig.add_axes(lay.legend)
+    lg.set_axis_off()
+    lg.set_xlim(0, 1)
+    lg.set_ylim(0, 1)
+    lg.text(0, 0.97, "Legend: terrain", fontsize=9, weight="bold", va="top")
+    items = list(LABELS.items())
+    step = 0.85 / len(items)
+    for i, (kind, label) in enumerate(items):
+        y = 0.82 - i * step
+        lg.add_patch(
+            Rectangle(
+                (0, y - step * 0.35), 0.08, step * 0.7, color=COLOURS[kind], ec="#555555", lw=0.4
+            )
+        )
+        lg.text(0.11, y, label, fontsize=7.5, va="center")
+
+    # Start locations.
+    st = fig.add_axes(lay.starts)
+    st.set_axis_off()
+    st.set_xlim(0, 1)
+    st.set_ylim(0, 1)
+    kinds = {k for _s, _n, k in board.starts}
+    title = "Start locations: prisons" if kinds == {"prison"} else "Start locations"
+    st.text(0, 0.97, title, fontsize=9, weight="bold", va="top")
+    step = 0.85 / max(8, len(board.starts))
+    for i, (s, name, kind) in enumerate(board.starts):
+        extra = "" if kind == "prison" else f" ({kind})"
+        st.text(
+            0.0, 0.82 - i * step, f"★ {g.name(s)} — {name}{extra}"[:70], fontsize=7.5, va="center"
+        )
+
+    # Time bar.
+    tb = fig.add_axes(lay.timebar)
+    tb.set_axis_off()
+    n = TIME_SQUARES + 1
+    tb.set_xlim(0, n)
+    tb.set_ylim(0, 1)
+    for i in range(n):
+        tb.add_patch(
+            Rectangle(
+                (i + 0.05, 0.05), 0.9, 0.9, fc="#fafafa" if i else "#dddddd", ec="#333333", lw=0.6
+            )
+        )
+        tb.text(
+            i + 0.5,
+            0.5,
+            "START" if i == 0 else str(i),
+            ha="center",
+            va="center",
+            fontsize=6 if i == 0 else 7,
+        )
+    fig.text(
+        lay.grid[0],
+        lay.credit_y,
+        f"Map data © OpenStreetMap contributors, ODbL 1.0 (openstreetmap.org/copyright). "
+        f"Grid {g.cols}×{g.rows} squares of {g.cell_m / 1000:.2f} km in EPSG:{g.epsg}.",
+        fontsize=6.5,
+        va="top",
+    )
+    return fig
+
+
+def render_both(board: Board, paper: str = "a3", dpi: int = 120) -> tuple[bytes, bytes]:
+    """The PDF and the PNG of one drawing (one figure, saved twice)."""
+    fig = _figure(board, paper)
+    pdf, png = io.BytesIO(), io.BytesIO()
+    fig.savefig(
+        pdf, format="pdf", metadata={"CreationDate": None, "Producer": "stations-generator"}
+    )
+    fig.savefig(png, format="png", dpi=dpi, metadata={"Software": None})
+    return pdf.getvalue(), png.getvalue()
+
+
+def render_pdf(board: Board, paper: str = "a3") -> bytes:
+    """The board as a one-page PDF (deterministic: no creation date)."""
+    fig = _figure(board, paper)
+    buf = io.BytesIO()
+    fig.savefig(
+        buf, format="pdf", metadata={"CreationDate": None, "Producer": "stations-generator"}
+    )
+    return buf.getvalue()
+
+
+def render_png(board: Board, paper: str = "a3", dpi: int = 120) -> bytes:
+    """The board as a PNG of the same page."""
+    fig = _figure(board, paper)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    return buf.getvalue()
