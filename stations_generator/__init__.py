@@ -27,6 +27,8 @@ _EXPORTS = {
     "write_game_result": "api",
     "check_zone": "api",
     "hider_answers": "api",
+    "map_html": "api",
+    "share_link": "api",
     "PlayArea": "api",
     "OsmLayers": "api",
     "OverpassSettings": "api",

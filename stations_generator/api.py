@@ -52,8 +52,10 @@ __all__ = [
     "hider_answers",
     "load_osm",
     "make_station_map",
+    "map_html",
     "read_game",
     "read_play_area",
+    "share_link",
     "summary",
     "write_game_result",
     "write_station_map",
@@ -99,6 +101,13 @@ class PlayArea:
     name: str = "play-area"
     #: How it was given (for the ``generate`` equivalent): a file, relation or place.
     source: Any = None
+
+    @property
+    def area_km2(self) -> float:
+        """The polygon's geodesic area in km² (before water and exclusions)."""
+        from .core.geodesy import geodesic_area_km2
+
+        return geodesic_area_km2(self.polygon)
 
 
 @dataclass
@@ -537,3 +546,42 @@ def hider_answers(
 
     lat, lon = float(hider[0]), float(hider[1])
     return answers(game, lon, lat, station, label=f"{lat},{lon}")
+
+
+def map_html(
+    result: StationMap | GameResult, *, title: str | None = None, candidates: bool = True
+) -> str:
+    """The interactive map page of a station map (``generate --map``; with ``candidates``
+    the rejected candidates' layer of ``--explain``) or of a game (``questions apply
+    --map``): one self-contained page (Leaflet inlined; only map tiles load online)."""
+    if isinstance(result, GameResult):
+        from .games import elimination_page
+
+        return elimination_page(
+            result.game, result.elimination, result.zones, title or result.title
+        )
+    from .generate import station_map_page
+
+    name = title or result.settings.get("name", "play-area")
+    return station_map_page(result, name, candidates=candidates)
+
+
+def share_link(
+    game: Game,
+    *,
+    base_url: str = "https://taibeled.github.io/JetLagHideAndSeek/",
+    zone_options: Sequence[str] | None = None,
+) -> str:
+    """The game as a taibeled share link (``BASE_URL?hzc=…``): its play area, questions and
+    hiding radius. ``zone_options`` are the app's Overpass filters of the hiding stations
+    [default: the app's ``[railway=station]``]. :func:`read_game` reads such a link back
+    from a text file."""
+    from . import taibeled
+
+    state = taibeled.TaibeledState(
+        play_area=game.play_area,
+        questions=[taibeled.from_model(q) for q in game.questions],
+        hiding_radius_m=game.hiding_radius_m,
+        **({} if zone_options is None else {"zone_options": list(zone_options)}),
+    )
+    return base_url + "?hzc=" + taibeled.encode_hzc(taibeled.dump_state(state, "collection"))

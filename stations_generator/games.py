@@ -143,13 +143,18 @@ def apply_texts(
         ZONES_GEOJSON: dumps_geojson(zones_geojson(game, zones)),
     }
     if html_map:
-        from .export.elimination_map import elimination_map
-        from .export.folium_map import render_station_map
-
-        texts[ELIMINATION_HTML] = render_station_map(
-            elimination_map(game, elimination, zones, title=title)
-        )
+        texts[ELIMINATION_HTML] = elimination_page(game, elimination, zones, title)
     return texts
+
+
+def elimination_page(
+    game: Game, elimination: Elimination, zones: list[ZoneStatus], title: str
+) -> str:
+    """The elimination map page (elimination.html): a layer per question, the zones."""
+    from .export.elimination_map import elimination_map
+    from .export.folium_map import render_station_map
+
+    return render_station_map(elimination_map(game, elimination, zones, title=title))
 
 
 def game_title(path: Path) -> str:

@@ -265,22 +265,28 @@ def output_texts(
             geojson.candidates_feature_collection(result.candidates, metadata=meta)
         )
     if html_map:
-        from .core.gamesize import HIDING_RADIUS_M
-        from .export.folium_map import render_station_map, station_map
-
-        texts[STATIONS_HTML] = render_station_map(
-            station_map(
-                stations,
-                result.play_area,
-                result.exclusions,
-                candidates=result.candidates if explain else None,
-                hiding_radius_m=HIDING_RADIUS_M[result.game_size],
-                min_spacing_m=result.rules.min_spacing_m,
-                cluster_gap_m=result.rules.cluster_gap_m,
-                title=name,
-            )
-        )
+        texts[STATIONS_HTML] = station_map_page(result, name, candidates=explain)
     return texts
+
+
+def station_map_page(result: StationMap, title: str, *, candidates: bool = False) -> str:
+    """The interactive map page (stations.html), with the rejected candidates' layer when
+    ``candidates``; self-contained and deterministic."""
+    from .core.gamesize import HIDING_RADIUS_M
+    from .export.folium_map import render_station_map, station_map
+
+    return render_station_map(
+        station_map(
+            result.stations,
+            result.play_area,
+            result.exclusions,
+            candidates=result.candidates if candidates else None,
+            hiding_radius_m=HIDING_RADIUS_M[result.game_size],
+            min_spacing_m=result.rules.min_spacing_m,
+            cluster_gap_m=result.rules.cluster_gap_m,
+            title=title,
+        )
+    )
 
 
 def write_outputs(output_dir: Path, texts: dict[str, str]) -> list[Path]:
