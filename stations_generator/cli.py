@@ -188,7 +188,7 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
     "exclude_files",
     multiple=True,
     type=click.Path(path_type=Path),
-    help="GeoJSON polygons to leave out of the play area (repeatable).",
+    help="Polygons to leave out of the play area, in any play-area format (repeatable).",
 )
 @click.option(
     "--osm-relation", type=int, help="Online: use this OSM relation's area as the play area."
@@ -339,7 +339,8 @@ def generate(
 ) -> None:
     """Pick vehicle stations for a play area and write GeoJSON, CSV and KML.
 
-    PLAY_AREA is a GeoJSON polygon. Offline with --osm FILE; otherwise one batched
+    PLAY_AREA is a polygon file: GeoJSON, KML/KMZ (Google My Maps, Google Earth), GPX,
+    a shapefile or GeoPackage (anything GDAL reads). Offline with --osm FILE; otherwise one batched
     Overpass query fetches the candidates and the water.
 
     \b
