@@ -173,3 +173,29 @@ def test_a_rerun_leaves_no_stale_file(tmp_path, extra):
         assert (
             json.loads((out / "candidates.geojson").read_text())["metadata"]["min_spacing_m"] == 500
         )
+
+
+def test_report_names_major_city_in_one_place(tmp_path):
+    result = run("report", LIECHTENSTEIN, "--osm", EXTRACT, "-o", tmp_path / "report.json")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("Major city") == 1
+    (not_assessed,) = [
+        line for line in result.stderr.splitlines() if line.startswith("not assessed")
+    ]
+    assert "major city" not in not_assessed and "coastline" in not_assessed
+    document = json.loads((tmp_path / "report.json").read_text())
+    assert "major_city" not in document["not_assessed"]
+    assert any(s["subject"] == "major_city" for s in document["subjects"])
+
+
+def test_questions_apply_table_keeps_stations_out_of_the_km2_column(tmp_path):
+    game = REPO / "examples" / "helsinki-game" / "game.json"
+    result = run("questions", "apply", game, "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    header, *rows = result.stderr.splitlines()[:8]
+    assert header.split()[-4:] == ["left", "km²", "stations", "removed"]
+    transit = next(r for r in rows if "Matching transit line" in r)
+    assert transit.split()[-3:] == ["0.0000", "0.1085", "12"]
+    for row in rows:
+        removed, left = row.split()[-3:-1]
+        float(removed), float(left)  # numbers in the km² columns
