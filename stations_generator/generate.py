@@ -12,7 +12,7 @@ from shapely.geometry.base import BaseGeometry
 
 from .catalogue import Catalogue, load_catalogue
 from .core.candidates import elements_to_candidates
-from .core.density import DEFAULT_TIERS, parse_tiers
+from .core.density import DEFAULT_TIERS, format_tiers, parse_tiers
 from .core.gamesize import AREA_FLOOR_KM2, STATION_BANDS
 from .core.geodesy import LocalFrame
 from .core.opening_hours import parse_play_window
@@ -202,7 +202,11 @@ def build(
         exclusions=exclusions,
         progress=console.progress("Tuning the cluster cap"),
     )
-    result.settings.update(playing_hours=request.playing_hours, playing_days=request.playing_days)
+    result.settings.update(
+        playing_hours=request.playing_hours,
+        playing_days=request.playing_days,
+        tiers=format_tiers(options.tiers),
+    )
     warning = band_warning(result, request)
     if warning:
         console.warn(warning)
@@ -252,6 +256,8 @@ def _metadata(result: StationMap) -> dict:
         "max_per_cluster": rules.max_per_cluster,
         "playing_hours": result.settings.get("playing_hours", "7am-7pm"),
         "playing_days": result.settings.get("playing_days", "sat,sun"),
+        # The wait tiers as --tiers text: calibrate pastes its suggestion in this form.
+        "tiers": result.settings.get("tiers", format_tiers(DEFAULT_TIERS)),
     }
 
 

@@ -199,3 +199,55 @@ def test_questions_apply_table_keeps_stations_out_of_the_km2_column(tmp_path):
     for row in rows:
         removed, left = row.split()[-3:-1]
         float(removed), float(left)  # numbers in the km² columns
+
+
+@pytest.fixture(scope="module")
+def liechtenstein_map(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("li")
+    assert run("-q", "generate", LIECHTENSTEIN, "--osm", EXTRACT, "-o", out).exit_code == 0
+    return out / "stations.geojson"
+
+
+def test_calibrate_suggests_monotone_paste_ready_tiers(liechtenstein_map, tmp_path):
+    from stations_generator.core.density import parse_tiers
+
+    result = run("calibrate", liechtenstein_map, "--osm", EXTRACT, "--transit-in-play",
+                 "--pairs", 80, "-o", tmp_path / "cal")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    paste = lines[lines.index("Paste into generate:") + 1].strip()
+    assert paste.startswith("--tiers ")
+    tiers = parse_tiers(paste.removeprefix("--tiers "))  # densest first
+    assert [t.name for t in tiers] == ["dense", "moderate", "sparse"]
+    assert [t.min_nearby for t in tiers] == [15, 5, 0]
+    for denser, sparser in zip(tiers, tiers[1:], strict=False):
+        assert denser.wait_min <= sparser.wait_min and denser.wait_max <= sparser.wait_max
+    # The pasted tiers regenerate the map.
+    again = run(
+        "-q", "generate", LIECHTENSTEIN, "--osm", EXTRACT, *paste.split(), "-o", tmp_path / "new"
+    )
+    assert again.exit_code == 0, again.output
+    meta = json.loads((tmp_path / "new" / "stations.geojson").read_text())["metadata"]
+    assert meta["tiers"] == paste.removeprefix("--tiers ")
+
+
+def test_transit_in_play_defaults_agree(liechtenstein_map, tmp_path):
+    from stations_generator.commands.play import calibrate, roll, route
+
+    defaults = {
+        command.name: next(p.default for p in command.params if p.name == "transit_in_play")
+        for command in (roll, route, calibrate)
+    }
+    assert defaults == {"roll": False, "route": False, "calibrate": False}
+    for name in ("roll", "route", "calibrate"):
+        result = run(name, "--help")
+        assert "--transit-in-play / --no-transit-in-play" in result.stdout
+    # calibrate without the flag: no cooldown in the door-to-door time
+    result = run("calibrate", liechtenstein_map, "--pairs", 20, "-o", tmp_path / "cal")
+    assert result.exit_code == 0, result.output
+    assert "Door to door = expected wait + drive;" in result.stdout
+    import csv
+
+    with open(tmp_path / "cal" / "calibration.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and all(row["cooldown_s"] == "0.0" for row in rows)
