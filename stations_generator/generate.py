@@ -158,9 +158,17 @@ def load_data(
 ) -> sources.OsmData:
     """Step 2: the OSM objects and water for ``area``, from files or Overpass."""
     if request.osm_files:
-        data = sources.read_files(
-            request.osm_files, request.water_files, area, catalogue, water=request.water_subtract
-        )
+        console.status("Reading " + ", ".join(Path(p).name for p in request.osm_files) + "…")
+        try:
+            data = sources.read_files(
+                request.osm_files,
+                request.water_files,
+                area,
+                catalogue,
+                water=request.water_subtract,
+            )
+        finally:
+            console.status(None)
         check_coverage(
             area,
             request.osm_files,
@@ -193,7 +201,11 @@ def build(
     """Step 3: pick the stations (options, playing window and catalogue from ``request``)."""
     window = play_window(request)
     options = station_map_options(request)
-    candidates = elements_to_candidates(data.elements, catalogue, window)
+    console.status(f"Ranking {len(data.elements)} OSM objects…")
+    try:
+        candidates = elements_to_candidates(data.elements, catalogue, window)
+    finally:
+        console.status(None)
     result = build_station_map(
         area,
         candidates,

@@ -251,3 +251,85 @@ def test_transit_in_play_defaults_agree(liechtenstein_map, tmp_path):
     with open(tmp_path / "cal" / "calibration.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert rows and all(row["cooldown_s"] == "0.0" for row in rows)
+
+
+def test_status_lines_on_a_terminal_only(liechtenstein_map, tmp_path, monkeypatch):
+    from stations_generator.cli import Console
+
+    args = ("calibrate", liechtenstein_map, "--osm", EXTRACT, "--pairs", 10, "-o", tmp_path / "c")
+    piped = run(*args)
+    assert piped.exit_code == 0 and "\r" not in piped.stderr
+    monkeypatch.setattr(Console, "show_progress", property(lambda self: self.verbosity >= 0))
+    tty = run(*args)
+    assert tty.exit_code == 0, tty.output
+    for step in ("Reading the drivable roads of liechtenstein-2013-08.osm.pbf…",
+                 "Building the road graph…", "Timing 10 drives…", "Drawing calibration.png…"):  # fmt: skip
+        assert f"\r{step}" in tty.stderr  # (click drops the erase-line code off a terminal)
+    assert tty.stderr.count("\r") >= 8  # each line drawn, then cleared before the results
+    route = run("route", "Schaan-Vaduz", "Landesmuseum", "--map", liechtenstein_map,
+                "--osm", EXTRACT)  # fmt: skip
+    assert route.exit_code == 0, route.output
+    assert "\rTiming the drives…" in route.stderr
+    quiet = run("-q", *args)
+    assert quiet.exit_code == 0 and "\r" not in quiet.stderr
+    generated = run("generate", LIECHTENSTEIN, "--osm", EXTRACT, "-o", tmp_path / "g")
+    assert "\rReading liechtenstein-2013-08.osm.pbf…" in generated.stderr
+
+
+def test_place_offline_is_a_network_error_with_the_overpass_exit_code(tmp_path, monkeypatch):
+    import socket
+
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there now: connection refused, as when offline
+    monkeypatch.setenv("STATIONS_GENERATOR_NOMINATIM_URL", f"http://127.0.0.1:{port}")
+    place = run("generate", "--place", "Vaduz", "--no-cache", "-o", tmp_path / "a")
+    relation = run("generate", "--osm-relation", 1155955, "--no-cache",
+                   "--overpass-url", f"http://127.0.0.1:{port}/api", "-o", tmp_path / "b")  # fmt: skip
+    assert place.exit_code == relation.exit_code == 4
+    assert place.stderr.startswith("error: could not connect to Nominatim at http://127.0.0.1:")
+    assert "could not find a polygon" not in place.stderr
+    assert relation.stderr.startswith("error: could not connect to Overpass at http://127.0.0.1:")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["generate", "--osm", str(POIS), "-o", "out"],  # no play area
+        ["-q", "generate", str(SIOUX), "--quiet-please"],
+        ["generate", str(SIOUX), "--min-spacing", "abc"],
+        ["roll"],
+        ["no-such-command"],
+        ["--no-such-option"],
+    ],
+)
+def test_one_error_style(args):
+    result = run(*args)
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ") and "Error:" not in result.stderr
+    assert "Usage:" not in result.output
+    assert lines[0].endswith("--help'")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["generate", str(LIECHTENSTEIN), "--osm", str(EXTRACT), "-o", "{out}"]],
+)
+def test_osmnx_is_not_imported_where_it_is_not_needed(args, tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom stations_generator.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "print('osmnx' in sys.modules, 'networkx' in sys.modules and 'osmnx' in sys.modules)"
+    )
+    argv = [a.replace("{out}", str(tmp_path / "out")) for a in args]
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=REPO, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "False False"

@@ -11,6 +11,7 @@ prints as one line.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import functools
@@ -197,6 +198,16 @@ class RoadOptions:
     overpass_timeout: float = 300.0
 
 
+@contextlib.contextmanager
+def status(console: Console, message: str):
+    """A status line on a terminal while a step runs (cleared after; silent in pipes)."""
+    console.status(message + "…")
+    try:
+        yield
+    finally:
+        console.status(None)
+
+
 def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions) -> DriveTimes:
     if roads.osm is not None and roads.online:
         raise InputError("give either --osm EXTRACT or --online for the roads, not both")
@@ -204,8 +215,10 @@ def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions)
         from ..osm.roads import read_drive_graph
 
         console.detail(f"reading the drivable roads of {roads.osm}")
-        graph = read_drive_graph(roads.osm, bbox=_bbox(station_map))
-        times = RoadDriveTimes(graph, fallback_speed_kph=roads.speed, source=roads.osm.name)
+        with status(console, f"Reading the drivable roads of {roads.osm.name}"):
+            graph = read_drive_graph(roads.osm, bbox=_bbox(station_map))
+        with status(console, "Building the road graph"):
+            times = RoadDriveTimes(graph, fallback_speed_kph=roads.speed, source=roads.osm.name)
         console.detail(times.describe())
         return times
     if roads.online:
@@ -228,7 +241,8 @@ def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions)
             status=console.status,
         )
         graph = fetch_drive_graph(area, client=client)
-        return RoadDriveTimes(graph, fallback_speed_kph=roads.speed, source="Overpass")
+        with status(console, "Building the road graph"):
+            return RoadDriveTimes(graph, fallback_speed_kph=roads.speed, source="Overpass")
     console.warn(
         f"no roads given (--osm EXTRACT or --online): drive times are great-circle "
         f"estimates at an assumed {roads.speed:g} km/h"
@@ -637,13 +651,14 @@ def route(
     itinerary, matches = plan_itinerary(groups, station_map.stations)
     _mention_fuzzy(console, matches)
     times = _drive_times(console, station_map, roads)
-    plan = plan_routes(
-        itinerary,
-        times,
-        table=table,
-        transit_in_play=transit_in_play,
-        start_s=float(start) if start is not None else None,
-    )
+    with status(console, "Timing the drives"):
+        plan = plan_routes(
+            itinerary,
+            times,
+            table=table,
+            transit_in_play=transit_in_play,
+            start_s=float(start) if start is not None else None,
+        )
     if as_json:
         click.echo(
             json.dumps(_route_json(plan, times.describe(), table), ensure_ascii=False, indent=2)
@@ -925,19 +940,22 @@ def calibrate(
             raise InputError(f"{station_map.source} has one station; calibration needs pairs")
         times = _drive_times(console, station_map, roads)
         chosen = sample_pairs(station_map.stations, pairs, random.Random(seed))
-        cal = run_calibration(
-            chosen,
-            times,
-            table=table,
-            cooldown_factor=COOLDOWN_FACTOR if transit_in_play else 0.0,
-            target_factor=TRANSIT_FACTOR,
-            drive_range=TRANSIT_RANGE,
-        )
+        with status(console, f"Timing {len(chosen)} drives"):
+            cal = run_calibration(
+                chosen,
+                times,
+                table=table,
+                cooldown_factor=COOLDOWN_FACTOR if transit_in_play else 0.0,
+                target_factor=TRANSIT_FACTOR,
+                drive_range=TRANSIT_RANGE,
+            )
         if not cal.pairs:
             raise InputError("no station pair has a drive time above zero; nothing to calibrate")
         name = map_path.as_posix()
         title = f"{_fit(name, 50)}: vehicle door to door vs transit target"
+        with status(console, "Drawing calibration.png"):
+            png = _calibration_png(cal, title)
         outputs.write_bytes(CALIBRATION_CSV, _calibration_csv(cal).encode("utf-8"))
-        outputs.write_bytes(CALIBRATION_PNG, _calibration_png(cal, title))
+        outputs.write_bytes(CALIBRATION_PNG, png)
     _echo_lines(_calibration_text(cal, name, times.describe(), map_tiers(station_map)))
     console.info("Wrote " + ", ".join(str(p) for p in outputs.written))
