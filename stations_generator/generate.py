@@ -12,16 +12,17 @@ from shapely.geometry.base import BaseGeometry
 
 from .catalogue import Catalogue, load_catalogue
 from .core.candidates import elements_to_candidates
-from .core.density import DEFAULT_TIERS, parse_tiers
+from .core.density import DEFAULT_TIERS, format_tiers, parse_tiers
 from .core.gamesize import AREA_FLOOR_KM2, STATION_BANDS
 from .core.geodesy import LocalFrame
 from .core.opening_hours import parse_play_window
 from .core.spacing import NeighbourIndex, closest_distances
 from .core.stationmap import StationMap, StationMapOptions, build_station_map
+from .coverage import check_coverage
 from .errors import InputError
 from .export import csv as csv_export
 from .export import geojson, kml
-from .export.atomic import OutputSet, output_set
+from .export.atomic import output_set
 from .osm import overpass, sources
 from .osm.nominatim import NominatimClient
 from .playarea import load_polygons
@@ -92,7 +93,7 @@ def select_catalogue(request: GenerateRequest) -> Catalogue:
     return catalogue.select(names)
 
 
-def _options(request: GenerateRequest) -> StationMapOptions:
+def station_map_options(request: GenerateRequest) -> StationMapOptions:
     try:
         tiers = parse_tiers(request.tiers) if request.tiers else DEFAULT_TIERS
         if request.min_spacing > request.cluster_gap:
@@ -136,43 +137,44 @@ def _nominatim(request: GenerateRequest, console) -> NominatimClient:
     )
 
 
-def _play_area(request: GenerateRequest, console) -> tuple[BaseGeometry, str]:
+def read_area(request: GenerateRequest, console) -> tuple[BaseGeometry, list[BaseGeometry], str]:
+    """Step 1: the play area, the exclusions and the map's default name."""
     if request.play_area is not None:
-        return load_polygons(request.play_area, console.warn), request.play_area.name.split(".")[0]
-    if request.osm_relation is not None:
+        area = load_polygons(request.play_area, console.warn)
+        name = request.play_area.name.split(".")[0]
+    elif request.osm_relation is not None:
         area = sources.fetch_relation_area(_client(request, console), request.osm_relation)
-        return area, f"relation-{request.osm_relation}"
-    assert request.place is not None
-    return sources.geocode_place(request.place, _nominatim(request, console)), request.place
-
-
-def run_generate(request: GenerateRequest, console) -> StationMap:
-    """Load, compute, write, report. Raises :class:`UserError` on bad input."""
-    try:
-        window = parse_play_window(request.playing_hours, request.playing_days, request.play_date)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    options = _options(request)
-    catalogue = select_catalogue(request)
-    # The -o folder is locked from here on (a second run fails at once); its files
-    # appear together when the block ends, or not at all.
-    with output_set(request.output_dir, GENERATE_FILES) as outputs:
-        result, default_name = _build(request, console, window, options, catalogue)
-        _write_outputs(request, result, default_name, outputs)
-    _report(request, result, console)
-    return result
-
-
-def _build(
-    request: GenerateRequest, console, window, options: StationMapOptions, catalogue: Catalogue
-) -> tuple[StationMap, str]:
-    """Read the play area and the OSM data, pick the stations (the map and its name)."""
-    area, default_name = _play_area(request, console)
+        name = f"relation-{request.osm_relation}"
+    else:
+        assert request.place is not None
+        area = sources.geocode_place(request.place, _nominatim(request, console))
+        name = request.place
     exclusions = [load_polygons(p, console.warn, min_area_km2=0) for p in request.exclude_files]
+    return area, exclusions, name
 
+
+def load_data(
+    request: GenerateRequest, console, area: BaseGeometry, catalogue: Catalogue
+) -> sources.OsmData:
+    """Step 2: the OSM objects and water for ``area``, from files or Overpass."""
     if request.osm_files:
-        data = sources.read_files(
-            request.osm_files, request.water_files, area, catalogue, water=request.water_subtract
+        console.status("Reading " + ", ".join(Path(p).name for p in request.osm_files) + "…")
+        try:
+            data = sources.read_files(
+                request.osm_files,
+                request.water_files,
+                area,
+                catalogue,
+                water=request.water_subtract,
+            )
+        finally:
+            console.status(None)
+        check_coverage(
+            area,
+            request.osm_files,
+            [(e.lon, e.lat) for e in data.elements],
+            data.water,
+            console.warn,
         )
     else:
         data = sources.fetch_overpass(
@@ -185,7 +187,25 @@ def _build(
         f"read {len(data.elements)} OSM objects and {len(data.water)} water areas from "
         + ", ".join(data.sources)
     )
-    candidates = elements_to_candidates(data.elements, catalogue, window)
+    return data
+
+
+def build(
+    request: GenerateRequest,
+    console,
+    area: BaseGeometry,
+    exclusions: list[BaseGeometry],
+    data: sources.OsmData,
+    catalogue: Catalogue,
+) -> StationMap:
+    """Step 3: pick the stations (options, playing window and catalogue from ``request``)."""
+    window = play_window(request)
+    options = station_map_options(request)
+    console.status(f"Ranking {len(data.elements)} OSM objects…")
+    try:
+        candidates = elements_to_candidates(data.elements, catalogue, window)
+    finally:
+        console.status(None)
     result = build_station_map(
         area,
         candidates,
@@ -194,10 +214,50 @@ def _build(
         exclusions=exclusions,
         progress=console.progress("Tuning the cluster cap"),
     )
-    return result, default_name
+    result.settings.update(
+        playing_hours=request.playing_hours,
+        playing_days=request.playing_days,
+        tiers=format_tiers(options.tiers),
+    )
+    warning = band_warning(result, request)
+    if warning:
+        console.warn(warning)
+    return result
 
 
-def _metadata(request: GenerateRequest, result: StationMap) -> dict:
+def play_window(request: GenerateRequest):
+    """The playing window of ``request`` (bad hours/days -> InputError)."""
+    try:
+        return parse_play_window(request.playing_hours, request.playing_days, request.play_date)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def run_generate(request: GenerateRequest, console) -> StationMap:
+    """Load, compute, write, report. Raises :class:`UserError` on bad input."""
+    play_window(request)
+    station_map_options(request)
+    catalogue = select_catalogue(request)
+    # The -o folder is locked from here on (a second run fails at once); its files
+    # appear together when the block ends, or not at all.
+    with output_set(request.output_dir, GENERATE_FILES) as outputs:
+        area, exclusions, default_name = read_area(request, console)
+        data = load_data(request, console, area, catalogue)
+        result = build(request, console, area, exclusions, data, catalogue)
+        texts = output_texts(
+            result,
+            request.map_name or default_name,
+            explain=request.explain,
+            html_map=request.html_map,
+        )
+        for name, text in texts.items():
+            outputs.write_text(name, text)
+    report(result, console, request.output_dir, list(texts))
+    console.detail("options: " + ", ".join(f"{k}={v}" for k, v in asdict(request).items()))
+    return result
+
+
+def _metadata(result: StationMap) -> dict:
     rules = result.rules
     return {
         "game_size": result.game_size,
@@ -206,15 +266,19 @@ def _metadata(request: GenerateRequest, result: StationMap) -> dict:
         "cluster_gap_m": rules.cluster_gap_m,
         "cluster_radius_m": rules.cluster_radius_m,
         "max_per_cluster": rules.max_per_cluster,
-        "playing_hours": request.playing_hours,
-        "playing_days": request.playing_days,
+        "playing_hours": result.settings.get("playing_hours", "7am-7pm"),
+        "playing_days": result.settings.get("playing_days", "sat,sun"),
+        # The wait tiers as --tiers text: calibrate pastes its suggestion in this form.
+        "tiers": result.settings.get("tiers", format_tiers(DEFAULT_TIERS)),
     }
 
 
-def _write_outputs(
-    request: GenerateRequest, result: StationMap, default_name: str, outputs: OutputSet
-) -> None:
-    meta = _metadata(request, result)
+def output_texts(
+    result: StationMap, name: str, *, explain: bool = False, html_map: bool = False
+) -> dict[str, str]:
+    """Step 4: the text of every output file by file name (GeoJSON, CSV, KML; candidates
+    with ``explain``; the HTML map with ``html_map``), in the order they are listed."""
+    meta = _metadata(result)
     stations = result.stations
     texts = {
         STATIONS_GEOJSON: geojson.dumps_geojson(
@@ -223,32 +287,44 @@ def _write_outputs(
             )
         ),
         STATIONS_CSV: csv_export.stations_csv(stations),
-        STATIONS_KML: kml.stations_kml(
-            stations, result.play_area, result.exclusions, name=request.map_name or default_name
-        ),
+        STATIONS_KML: kml.stations_kml(stations, result.play_area, result.exclusions, name=name),
     }
-    if request.explain:
+    if explain:
         texts[CANDIDATES_GEOJSON] = geojson.dumps_geojson(
             geojson.candidates_feature_collection(result.candidates, metadata=meta)
         )
-    if request.html_map:
-        from .core.gamesize import HIDING_RADIUS_M
-        from .export.folium_map import render_station_map, station_map
+    if html_map:
+        texts[STATIONS_HTML] = station_map_page(result, name, candidates=explain)
+    return texts
 
-        texts[STATIONS_HTML] = render_station_map(
-            station_map(
-                stations,
-                result.play_area,
-                result.exclusions,
-                candidates=result.candidates if request.explain else None,
-                hiding_radius_m=HIDING_RADIUS_M[result.game_size],
-                min_spacing_m=result.rules.min_spacing_m,
-                cluster_gap_m=result.rules.cluster_gap_m,
-                title=request.map_name or default_name,
-            )
+
+def station_map_page(result: StationMap, title: str, *, candidates: bool = False) -> str:
+    """The interactive map page (stations.html), with the rejected candidates' layer when
+    ``candidates``; self-contained and deterministic."""
+    from .core.gamesize import HIDING_RADIUS_M
+    from .export.folium_map import render_station_map, station_map
+
+    return render_station_map(
+        station_map(
+            result.stations,
+            result.play_area,
+            result.exclusions,
+            candidates=result.candidates if candidates else None,
+            hiding_radius_m=HIDING_RADIUS_M[result.game_size],
+            min_spacing_m=result.rules.min_spacing_m,
+            cluster_gap_m=result.rules.cluster_gap_m,
+            title=title,
         )
-    for name, text in texts.items():
-        outputs.write_text(name, text)
+    )
+
+
+def write_outputs(output_dir: Path, texts: dict[str, str]) -> list[Path]:
+    """Write ``texts`` as ``generate``'s output set in ``output_dir`` (all or nothing; the
+    set's other files from an earlier run are removed). Returns the paths written."""
+    with output_set(Path(output_dir), GENERATE_FILES) as outputs:
+        for name, text in texts.items():
+            outputs.write_text(name, text)
+    return [Path(output_dir) / n for n in texts]
 
 
 def summary_lines(result: StationMap) -> list[str]:
@@ -262,14 +338,14 @@ def summary_lines(result: StationMap) -> list[str]:
         f"Stations: {len(stations)} in {result.cluster_count} clusters, from {len(cands)} candidates"
         + (f" (rejected: {rejected})" if rejected else "")
     ]
-    floor = AREA_FLOOR_KM2[result.game_size]
+    size = result.game_size
+    bounds = []
+    if size != "S":
+        bounds.append(f"≥ {AREA_FLOOR_KM2[size]:g} km²")
+    if size != "L":
+        bounds.append(f"< {AREA_FLOOR_KM2['L' if size == 'M' else 'M']:g} km²")
     how = (
-        f"inferred from the net area {result.net_area_km2:.1f} km² (≥ {floor:g} km²"
-        + (
-            f", < {AREA_FLOOR_KM2['L' if result.game_size == 'M' else 'M']:g} km²)"
-            if result.game_size != "L"
-            else ")"
-        )
+        f"inferred from the net area {result.net_area_km2:.1f} km² ({', '.join(bounds)})"
         if result.game_size_inferred
         else f"given (net area {result.net_area_km2:.1f} km²)"
     )
@@ -284,11 +360,50 @@ def summary_lines(result: StationMap) -> list[str]:
     lines.append(f"Cluster radius: {rules.cluster_radius_m:g} m; cap per cluster: {cap}")
     within, between = _closest(result)
     fmt = lambda d: "none this close" if d is None else f"{d:.1f} m"  # noqa: E731
+    if within is None and len(stations) and result.cluster_count == len(stations):
+        # No pair shares a cluster, so there is no distance within one to show.
+        one = "cap 1: " if rules.max_per_cluster == 1 else ""
+        inside = f"none within a cluster ({one}each cluster holds one station)"
+    else:
+        inside = f"{fmt(within)} within a cluster (rule ≥ {rules.min_spacing_m:g} m)"
     lines.append(
-        f"Closest stations: {fmt(within)} within a cluster (rule ≥ {rules.min_spacing_m:g} m), "
+        f"Closest stations: {inside}, "
         f"{fmt(between)} between clusters (rule ≥ {rules.cluster_gap_m:g} m)"
     )
     return lines
+
+
+#: "Far below" the game size's station band: fewer than this share of its lower end.
+FAR_BELOW_SHARE = 0.5
+
+
+def band_warning(result: StationMap, request: GenerateRequest) -> str | None:
+    """A warning when the map has far fewer stations than its game size's band, naming
+    what would add stations (None when the count is not far below)."""
+    lo, _hi = STATION_BANDS[result.game_size]
+    count = len(result.stations)
+    if count >= lo * FAR_BELOW_SHARE:
+        return None
+    helps = ["a larger play area"]
+    if request.only_categories:
+        helps.append("more categories (fewer --category, or none for all)")
+    else:
+        helps.append("more categories (--categories FILE)")
+    if not request.include_transit:
+        helps.append("transit stations (drop --no-transit)")
+    helps.append(
+        f"a smaller --min-spacing ({request.min_spacing:g} m) or --cluster-gap "
+        f"({request.cluster_gap:g} m)"
+    )
+    if request.max_per_cluster:
+        helps.append(f"a higher --max-per-cluster ({request.max_per_cluster})")
+    if not result.game_size_inferred:
+        helps.append("a smaller --game-size")
+    return (
+        f"only {count} station{'s' * (count != 1)}, far below the {lo}–"
+        f"{_hi if _hi < 10**8 else '…'} a game of size {result.game_size} aims for; "
+        "what would help: " + ", ".join(helps)
+    )
 
 
 def _closest(result: StationMap) -> tuple[float | None, float | None]:
@@ -303,11 +418,8 @@ def _closest(result: StationMap) -> tuple[float | None, float | None]:
     return closest_distances(index, stations["cluster_id"].to_numpy(np.int64))
 
 
-def _report(request: GenerateRequest, result: StationMap, console) -> None:
+def report(result: StationMap, console, output_dir: Path, names: list[str]) -> None:
+    """Step 5: the summary and the files written, on the console."""
     for line in summary_lines(result):
         console.info(line)
-    names = [STATIONS_GEOJSON, STATIONS_CSV, STATIONS_KML]
-    names += [CANDIDATES_GEOJSON] if request.explain else []
-    names += [STATIONS_HTML] if request.html_map else []
-    console.info("Wrote " + ", ".join(str(request.output_dir / n) for n in names))
-    console.detail("options: " + ", ".join(f"{k}={v}" for k, v in asdict(request).items()))
+    console.info("Wrote " + ", ".join(str(Path(output_dir) / n) for n in names))
