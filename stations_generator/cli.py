@@ -87,6 +87,7 @@ LAZY_COMMANDS = {
     "roll": "stations_generator.commands.play:roll",
     "route": "stations_generator.commands.play:route",
     "calibrate": "stations_generator.commands.play:calibrate",
+    "serve": "stations_generator.commands.serve:serve",
 }
 
 

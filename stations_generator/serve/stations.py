@@ -1,0 +1,358 @@
+"""The station-map service: play area + OSM source + settings -> the map and its files.
+
+The same steps as ``generate`` (:mod:`stations_generator.generate`), with the play area
+given as parsed GeoJSON instead of a file, and with what does not depend on the
+settings cached by content: the OSM data read for an area and a source, and the
+candidates made from it. A settings change re-runs only the selection.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from .. import generate as gen
+from ..core.candidates import elements_to_candidates
+from ..core.gamesize import HIDING_RADIUS_M
+from ..core.geodesy import geodesic_area_km2
+from ..core.opening_hours import parse_play_window
+from ..core.stationmap import StationMap, build_station_map
+from ..errors import InputError
+from ..export import geojson
+from ..osm import overpass, sources
+from ..osm.nominatim import NominatimClient
+from ..playarea import parse_polygons
+from .cache import Cache, FileDigests, digest
+from .options import convert_settings
+
+#: The files a station map can be downloaded as (the names ``generate`` writes).
+DOWNLOADS = {
+    gen.STATIONS_GEOJSON: "application/geo+json",
+    gen.STATIONS_CSV: "text/csv; charset=utf-8",
+    gen.STATIONS_KML: "application/vnd.google-earth.kml+xml",
+    gen.CANDIDATES_GEOJSON: "application/geo+json",
+    gen.STATIONS_HTML: "text/html; charset=utf-8",
+}
+
+#: The name the KML carries for a drawn play area (``generate`` uses the file's stem:
+#: a play area saved as ``play-area.geojson`` gives the same KML).
+DRAWN_NAME = "play-area"
+
+
+@dataclass
+class ServerConfig:
+    """What the server was started with.
+
+    Attributes
+    ----------
+    osm_files, water_files : the OSM extracts / Overpass JSON files the page may use,
+        named on the page by their file name
+    other_files : play areas and station maps a posted game file may name
+    online : whether play areas without an OSM file may be fetched from Overpass
+    max_online_km2 : the largest play area fetched online (one Overpass query)
+    overpass_urls, overpass_timeout, cache_dir, use_cache : as ``generate``'s options
+    """
+
+    osm_files: tuple[Path, ...] = ()
+    water_files: tuple[Path, ...] = ()
+    other_files: tuple[Path, ...] = ()
+    online: bool = True
+    # One batched Overpass query for an L game's area; beyond that the public
+    # instances time out (and their usage policy asks for extracts).
+    max_online_km2: float = 20_000.0
+    overpass_urls: tuple[str, ...] = ()
+    overpass_timeout: float = overpass.DEFAULT_TIMEOUT_S
+    cache_dir: Path | None = None
+    use_cache: bool = True
+    digests: FileDigests = field(default_factory=FileDigests, repr=False)
+
+    def named(self, names: Any, pool: Sequence[Path], what: str, flag: str) -> tuple[Path, ...]:
+        """The registered files of ``pool`` with these file names (unknown name -> InputError)."""
+        if names is None:
+            return ()
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise InputError(f"{what} must be a list of file names")
+        by_name = {p.name: p for p in pool}
+        out = []
+        for n in names:
+            if n not in by_name:
+                known = ", ".join(sorted(by_name)) or "none"
+                raise InputError(
+                    f"{what} {n!r} is not a file this server was started with (known: {known}); "
+                    f"restart it with {flag} {n}"
+                )
+            out.append(by_name[n])
+        return tuple(out)
+
+
+class _Console:
+    """The CLI console's interface, collecting warnings for the page instead of printing."""
+
+    def __init__(self) -> None:
+        self.warnings: list[str] = []
+
+    def info(self, _m: str) -> None:
+        pass
+
+    def detail(self, _m: str) -> None:
+        pass
+
+    def status(self, _m: str | None) -> None:
+        pass
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+
+    def progress(self, _label: str):
+        return None
+
+
+class _Texts:
+    """An :class:`OutputSet` stand-in that keeps the texts ``generate`` would write."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}
+
+    def write_text(self, name: str, text: str) -> None:
+        self.texts[name] = text
+
+
+@dataclass
+class Built:
+    """A built station map with what the page shows and downloads."""
+
+    key: str
+    request: gen.GenerateRequest
+    result: StationMap
+    name: str
+    warnings: list[str]
+    _files: dict[str, str] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def file(self, name: str) -> str:
+        """One of ``generate``'s files for this map, byte-identical to the CLI's."""
+        if name not in DOWNLOADS:
+            raise InputError(f"no download {name!r}; choose one of: " + ", ".join(DOWNLOADS))
+        with self._lock:
+            if name not in self._files:
+                request = replace(
+                    self.request,
+                    explain=self.request.explain or name == gen.CANDIDATES_GEOJSON,
+                    html_map=name == gen.STATIONS_HTML,
+                )
+                out = _Texts()
+                gen._write_outputs(request, self.result, self.name, out)  # noqa: SLF001
+                self._files.update(
+                    {k: v for k, v in out.texts.items() if k not in self._files and k == name}
+                )
+            return self._files[name]
+
+    def summary(self) -> dict[str, Any]:
+        """The CLI summary lines, the counts, and the layers of the station map page."""
+        r = self.result
+        cands = r.candidates
+        rejected = cands[cands["status"] == "rejected"]
+        return {
+            "key": self.key,
+            "summary": gen.summary_lines(r),
+            "warnings": self.warnings,
+            "stations": len(r.stations),
+            "clusters": r.cluster_count,
+            "candidates": len(cands),
+            "rejected": {str(k): int(v) for k, v in rejected["reason"].value_counts().items()},
+            "game_size": r.game_size,
+            "game_size_inferred": r.game_size_inferred,
+            "net_area_km2": round(r.net_area_km2, 3),
+            "hiding_radius_m": HIDING_RADIUS_M[r.game_size],
+            "cluster_radius_m": r.rules.cluster_radius_m,
+            "max_per_cluster": r.rules.max_per_cluster,
+            "station_map": json.loads(self.file(gen.STATIONS_GEOJSON)),
+            "rejected_candidates": geojson.candidates_feature_collection(rejected),
+        }
+
+
+class StationMapService:
+    """Builds station maps for the page and the API (thread-safe, cached by content)."""
+
+    def __init__(self, config: ServerConfig):
+        self.config = config
+        self._areas = Cache(16)
+        self._data = Cache(8)
+        self._candidates = Cache(16)
+        self._maps = Cache(32)
+
+    # -- inputs ------------------------------------------------------------------
+
+    def _client(self) -> overpass.OverpassClient:
+        c = self.config
+        return overpass.OverpassClient(
+            c.overpass_urls or overpass.DEFAULT_ENDPOINTS,
+            timeout=c.overpass_timeout,
+            cache_dir=c.cache_dir,
+            use_cache=c.use_cache,
+        )
+
+    def _area(self, body: dict, console: _Console) -> tuple[BaseGeometry, str]:
+        given = [k for k in ("play_area", "osm_relation", "place") if body.get(k) is not None]
+        if len(given) != 1:
+            raise InputError(
+                "give exactly one of play_area (GeoJSON), osm_relation (an id) or place (a name)"
+            )
+        name = body.get("name")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise InputError("name must be a non-empty text (the play area's file name)")
+        if body.get("play_area") is not None:
+            label = repr(name) if name else "the drawn play area"
+            area = parse_polygons(body["play_area"], label, console.warn)
+            stem = name.split(".")[0] if name else DRAWN_NAME
+            return area, stem
+        if not self.config.online:
+            raise InputError("this server works offline (--offline); draw or load the play area")
+        if body.get("osm_relation") is not None:
+            rel = body["osm_relation"]
+            if not isinstance(rel, int) or isinstance(rel, bool) or rel <= 0:
+                raise InputError(
+                    "osm_relation must be a positive whole number (an OSM relation id)"
+                )
+            area = self._areas.get(
+                digest("relation", rel), lambda: sources.fetch_relation_area(self._client(), rel)
+            )
+            return area, f"relation-{rel}"
+        place = body["place"]
+        if not isinstance(place, str) or not place.strip():
+            raise InputError('place must be a name, e.g. "Sioux Falls, South Dakota"')
+        client = NominatimClient(
+            timeout=self.config.overpass_timeout, use_cache=self.config.use_cache
+        )
+        area = self._areas.get(digest("place", place), lambda: sources.geocode_place(place, client))
+        return area, place
+
+    def request_for(
+        self, body: Any
+    ) -> tuple[gen.GenerateRequest, BaseGeometry, str, list, _Console]:
+        """The ``GenerateRequest`` the body stands for, its play area, name and exclusions."""
+        if not isinstance(body, dict):
+            raise InputError("the request body must be a JSON object")
+        console = _Console()
+        values = convert_settings(body.get("settings"))
+        c = self.config
+        osm_files = c.named(body.get("osm"), c.osm_files, "osm file", "--osm")
+        water_files = c.named(body.get("water"), c.water_files, "water file", "--water")
+        area, name = self._area(body, console)
+        exclusions_raw = body.get("exclusions")
+        exclusions = []
+        if exclusions_raw is not None:
+            exclusions = [
+                parse_polygons(exclusions_raw, "the exclusions", console.warn, min_area_km2=0)
+            ]
+        request = gen.GenerateRequest(
+            osm_files=osm_files,
+            water_files=water_files,
+            only_categories=tuple(values["only_categories"]),
+            include_transit=not values["no_transit"],
+            min_spacing=values["min_spacing"],
+            cluster_gap=values["cluster_gap"],
+            cluster_radius=values["cluster_radius"],
+            max_per_cluster=values["max_per_cluster"],
+            game_size=values["game_size"],
+            density_radius=values["density_radius"],
+            tiers=values["tiers"],
+            playing_hours=values["playing_hours"],
+            playing_days=values["playing_days"],
+            play_date=values["play_date"],
+            water_subtract=not values["no_water_subtract"],
+            strict_priority=values["strict_priority"],
+            explain=values["explain"],
+            map_name=values["map_name"],
+            overpass_urls=c.overpass_urls,
+            overpass_timeout=c.overpass_timeout,
+            cache_dir=c.cache_dir,
+            use_cache=c.use_cache,
+        )
+        return request, area, name, exclusions, console
+
+    # -- the build -----------------------------------------------------------------
+
+    def _osm_data(self, request: gen.GenerateRequest, area: BaseGeometry, catalogue, area_key):
+        c = self.config
+        files_key = [
+            (p.name, c.digests(p)) for p in (*request.osm_files, *(request.water_files or ()))
+        ]
+        key = digest(
+            "data",
+            area_key,
+            files_key,
+            [len(request.osm_files)],
+            catalogue.station_names,
+            request.water_subtract,
+        )
+
+        def read() -> sources.OsmData:
+            if request.osm_files:
+                return sources.read_files(
+                    request.osm_files,
+                    request.water_files,
+                    area,
+                    catalogue,
+                    water=request.water_subtract,
+                )
+            if not c.online:
+                raise InputError(
+                    "no OSM file chosen and this server works offline; pick an --osm file"
+                )
+            km2 = geodesic_area_km2(area)
+            if km2 > c.max_online_km2:
+                raise InputError(
+                    f"the play area covers {km2:,.0f} km², more than the {c.max_online_km2:,.0f} km² "
+                    "fetched online; use an OSM extract (serve --osm FILE) or a smaller area"
+                )
+            data = sources.fetch_overpass(
+                self._client(), area, catalogue, water=request.water_subtract
+            )
+            if request.water_files and request.water_subtract:
+                extra = sources.read_files((), request.water_files, area, catalogue)
+                data = sources.OsmData(data.elements, [*data.water, *extra.water], data.sources)
+            return data
+
+        return key, self._data.get(key, read)
+
+    def build(self, body: Any) -> Built:
+        """A station map for the body (see the API docs); cached by content."""
+        request, area, name, exclusions, console = self.request_for(body)
+        try:
+            window = parse_play_window(
+                request.playing_hours, request.playing_days, request.play_date
+            )
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        options = gen._options(request)  # noqa: SLF001 - the CLI's own checks
+        catalogue = gen.select_catalogue(request)
+        area_key = shapely.to_wkb(area, hex=True)
+        data_key, data = self._osm_data(request, area, catalogue, digest(area_key))
+        cand_key = digest(
+            "candidates", data_key, request.playing_hours, request.playing_days, request.play_date
+        )
+        candidates = self._candidates.get(
+            cand_key, lambda: elements_to_candidates(data.elements, catalogue, window)
+        )
+        excl_key = [shapely.to_wkb(e, hex=True) for e in exclusions]
+        key = digest("map", cand_key, excl_key, repr(options), name, repr(request))
+
+        def run() -> Built:
+            result = build_station_map(
+                area,
+                candidates.copy(),
+                options,
+                water=data.water if request.water_subtract else (),
+                exclusions=exclusions,
+            )
+            return Built(key, request, result, name, console.warnings)
+
+        return self._maps.get(key, run)
