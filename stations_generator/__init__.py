@@ -5,15 +5,35 @@ The public API is re-exported here; ``stations_generator.core`` holds the pure
 computation and ``stations_generator.osm`` / ``stations_generator.export`` the I/O.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
+from importlib.metadata import version as _version
 
 try:
-    __version__ = version("stations-generator")
-except PackageNotFoundError:  # running from a source tree
+    __version__ = _version("stations-generator")
+except _PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+local"
 
 # The public API, imported on first use (PEP 562) so the command line starts fast.
+# The verbs of :mod:`stations_generator.api` come first (docs/api.md); the rest are the
+# building blocks they use.
 _EXPORTS = {
+    "read_play_area": "api",
+    "load_osm": "api",
+    "make_station_map": "api",
+    "summary": "api",
+    "write_station_map": "api",
+    "read_game": "api",
+    "apply_game": "api",
+    "write_game_result": "api",
+    "check_zone": "api",
+    "hider_answers": "api",
+    "map_html": "api",
+    "share_link": "api",
+    "PlayArea": "api",
+    "OsmLayers": "api",
+    "OverpassSettings": "api",
+    "GameResult": "api",
+    "StationsGeneratorWarning": "api",
     "Catalogue": "catalogue",
     "Category": "catalogue",
     "load_catalogue": "catalogue",
@@ -55,6 +75,10 @@ _EXPORTS = {
     "AzimuthalFrame": "core.shapes",
     "load_game": "gamefile",
     "OsmContext": "gamefile",
+    "WaitTier": "core.density",
+    "parse_tiers": "core.density",
+    "NetworkError": "errors",
+    "OutputError": "errors",
 }
 
 
@@ -67,6 +91,11 @@ def __getattr__(name: str):
     value = getattr(import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    """The module's names plus the lazy exports, so ``dir()`` and tab completion list them."""
+    return sorted({*globals(), *_EXPORTS})
 
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

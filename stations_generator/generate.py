@@ -21,7 +21,7 @@ from .core.stationmap import StationMap, StationMapOptions, build_station_map
 from .errors import InputError
 from .export import csv as csv_export
 from .export import geojson, kml
-from .export.atomic import OutputSet, output_set
+from .export.atomic import output_set
 from .osm import overpass, sources
 from .osm.nominatim import NominatimClient
 from .playarea import load_polygons
@@ -92,7 +92,7 @@ def select_catalogue(request: GenerateRequest) -> Catalogue:
     return catalogue.select(names)
 
 
-def _options(request: GenerateRequest) -> StationMapOptions:
+def station_map_options(request: GenerateRequest) -> StationMapOptions:
     try:
         tiers = parse_tiers(request.tiers) if request.tiers else DEFAULT_TIERS
         if request.min_spacing > request.cluster_gap:
@@ -136,40 +136,26 @@ def _nominatim(request: GenerateRequest, console) -> NominatimClient:
     )
 
 
-def _play_area(request: GenerateRequest, console) -> tuple[BaseGeometry, str]:
+def read_area(request: GenerateRequest, console) -> tuple[BaseGeometry, list[BaseGeometry], str]:
+    """Step 1: the play area, the exclusions and the map's default name."""
     if request.play_area is not None:
-        return load_polygons(request.play_area, console.warn), request.play_area.name.split(".")[0]
-    if request.osm_relation is not None:
+        area = load_polygons(request.play_area, console.warn)
+        name = request.play_area.name.split(".")[0]
+    elif request.osm_relation is not None:
         area = sources.fetch_relation_area(_client(request, console), request.osm_relation)
-        return area, f"relation-{request.osm_relation}"
-    assert request.place is not None
-    return sources.geocode_place(request.place, _nominatim(request, console)), request.place
-
-
-def run_generate(request: GenerateRequest, console) -> StationMap:
-    """Load, compute, write, report. Raises :class:`UserError` on bad input."""
-    try:
-        window = parse_play_window(request.playing_hours, request.playing_days, request.play_date)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    options = _options(request)
-    catalogue = select_catalogue(request)
-    # The -o folder is locked from here on (a second run fails at once); its files
-    # appear together when the block ends, or not at all.
-    with output_set(request.output_dir, GENERATE_FILES) as outputs:
-        result, default_name = _build(request, console, window, options, catalogue)
-        _write_outputs(request, result, default_name, outputs)
-    _report(request, result, console)
-    return result
-
-
-def _build(
-    request: GenerateRequest, console, window, options: StationMapOptions, catalogue: Catalogue
-) -> tuple[StationMap, str]:
-    """Read the play area and the OSM data, pick the stations (the map and its name)."""
-    area, default_name = _play_area(request, console)
+        name = f"relation-{request.osm_relation}"
+    else:
+        assert request.place is not None
+        area = sources.geocode_place(request.place, _nominatim(request, console))
+        name = request.place
     exclusions = [load_polygons(p, console.warn, min_area_km2=0) for p in request.exclude_files]
+    return area, exclusions, name
 
+
+def load_data(
+    request: GenerateRequest, console, area: BaseGeometry, catalogue: Catalogue
+) -> sources.OsmData:
+    """Step 2: the OSM objects and water for ``area``, from files or Overpass."""
     if request.osm_files:
         data = sources.read_files(
             request.osm_files, request.water_files, area, catalogue, water=request.water_subtract
@@ -185,6 +171,20 @@ def _build(
         f"read {len(data.elements)} OSM objects and {len(data.water)} water areas from "
         + ", ".join(data.sources)
     )
+    return data
+
+
+def build(
+    request: GenerateRequest,
+    console,
+    area: BaseGeometry,
+    exclusions: list[BaseGeometry],
+    data: sources.OsmData,
+    catalogue: Catalogue,
+) -> StationMap:
+    """Step 3: pick the stations (options, playing window and catalogue from ``request``)."""
+    window = play_window(request)
+    options = station_map_options(request)
     candidates = elements_to_candidates(data.elements, catalogue, window)
     result = build_station_map(
         area,
@@ -194,10 +194,43 @@ def _build(
         exclusions=exclusions,
         progress=console.progress("Tuning the cluster cap"),
     )
-    return result, default_name
+    result.settings.update(playing_hours=request.playing_hours, playing_days=request.playing_days)
+    return result
 
 
-def _metadata(request: GenerateRequest, result: StationMap) -> dict:
+def play_window(request: GenerateRequest):
+    """The playing window of ``request`` (bad hours/days -> InputError)."""
+    try:
+        return parse_play_window(request.playing_hours, request.playing_days, request.play_date)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def run_generate(request: GenerateRequest, console) -> StationMap:
+    """Load, compute, write, report. Raises :class:`UserError` on bad input."""
+    play_window(request)
+    station_map_options(request)
+    catalogue = select_catalogue(request)
+    # The -o folder is locked from here on (a second run fails at once); its files
+    # appear together when the block ends, or not at all.
+    with output_set(request.output_dir, GENERATE_FILES) as outputs:
+        area, exclusions, default_name = read_area(request, console)
+        data = load_data(request, console, area, catalogue)
+        result = build(request, console, area, exclusions, data, catalogue)
+        texts = output_texts(
+            result,
+            request.map_name or default_name,
+            explain=request.explain,
+            html_map=request.html_map,
+        )
+        for name, text in texts.items():
+            outputs.write_text(name, text)
+    report(result, console, request.output_dir, list(texts))
+    console.detail("options: " + ", ".join(f"{k}={v}" for k, v in asdict(request).items()))
+    return result
+
+
+def _metadata(result: StationMap) -> dict:
     rules = result.rules
     return {
         "game_size": result.game_size,
@@ -206,15 +239,17 @@ def _metadata(request: GenerateRequest, result: StationMap) -> dict:
         "cluster_gap_m": rules.cluster_gap_m,
         "cluster_radius_m": rules.cluster_radius_m,
         "max_per_cluster": rules.max_per_cluster,
-        "playing_hours": request.playing_hours,
-        "playing_days": request.playing_days,
+        "playing_hours": result.settings.get("playing_hours", "7am-7pm"),
+        "playing_days": result.settings.get("playing_days", "sat,sun"),
     }
 
 
-def _write_outputs(
-    request: GenerateRequest, result: StationMap, default_name: str, outputs: OutputSet
-) -> None:
-    meta = _metadata(request, result)
+def output_texts(
+    result: StationMap, name: str, *, explain: bool = False, html_map: bool = False
+) -> dict[str, str]:
+    """Step 4: the text of every output file by file name (GeoJSON, CSV, KML; candidates
+    with ``explain``; the HTML map with ``html_map``), in the order they are listed."""
+    meta = _metadata(result)
     stations = result.stations
     texts = {
         STATIONS_GEOJSON: geojson.dumps_geojson(
@@ -223,32 +258,44 @@ def _write_outputs(
             )
         ),
         STATIONS_CSV: csv_export.stations_csv(stations),
-        STATIONS_KML: kml.stations_kml(
-            stations, result.play_area, result.exclusions, name=request.map_name or default_name
-        ),
+        STATIONS_KML: kml.stations_kml(stations, result.play_area, result.exclusions, name=name),
     }
-    if request.explain:
+    if explain:
         texts[CANDIDATES_GEOJSON] = geojson.dumps_geojson(
             geojson.candidates_feature_collection(result.candidates, metadata=meta)
         )
-    if request.html_map:
-        from .core.gamesize import HIDING_RADIUS_M
-        from .export.folium_map import render_station_map, station_map
+    if html_map:
+        texts[STATIONS_HTML] = station_map_page(result, name, candidates=explain)
+    return texts
 
-        texts[STATIONS_HTML] = render_station_map(
-            station_map(
-                stations,
-                result.play_area,
-                result.exclusions,
-                candidates=result.candidates if request.explain else None,
-                hiding_radius_m=HIDING_RADIUS_M[result.game_size],
-                min_spacing_m=result.rules.min_spacing_m,
-                cluster_gap_m=result.rules.cluster_gap_m,
-                title=request.map_name or default_name,
-            )
+
+def station_map_page(result: StationMap, title: str, *, candidates: bool = False) -> str:
+    """The interactive map page (stations.html), with the rejected candidates' layer when
+    ``candidates``; self-contained and deterministic."""
+    from .core.gamesize import HIDING_RADIUS_M
+    from .export.folium_map import render_station_map, station_map
+
+    return render_station_map(
+        station_map(
+            result.stations,
+            result.play_area,
+            result.exclusions,
+            candidates=result.candidates if candidates else None,
+            hiding_radius_m=HIDING_RADIUS_M[result.game_size],
+            min_spacing_m=result.rules.min_spacing_m,
+            cluster_gap_m=result.rules.cluster_gap_m,
+            title=title,
         )
-    for name, text in texts.items():
-        outputs.write_text(name, text)
+    )
+
+
+def write_outputs(output_dir: Path, texts: dict[str, str]) -> list[Path]:
+    """Write ``texts`` as ``generate``'s output set in ``output_dir`` (all or nothing; the
+    set's other files from an earlier run are removed). Returns the paths written."""
+    with output_set(Path(output_dir), GENERATE_FILES) as outputs:
+        for name, text in texts.items():
+            outputs.write_text(name, text)
+    return [Path(output_dir) / n for n in texts]
 
 
 def summary_lines(result: StationMap) -> list[str]:
@@ -303,11 +350,8 @@ def _closest(result: StationMap) -> tuple[float | None, float | None]:
     return closest_distances(index, stations["cluster_id"].to_numpy(np.int64))
 
 
-def _report(request: GenerateRequest, result: StationMap, console) -> None:
+def report(result: StationMap, console, output_dir: Path, names: list[str]) -> None:
+    """Step 5: the summary and the files written, on the console."""
     for line in summary_lines(result):
         console.info(line)
-    names = [STATIONS_GEOJSON, STATIONS_CSV, STATIONS_KML]
-    names += [CANDIDATES_GEOJSON] if request.explain else []
-    names += [STATIONS_HTML] if request.html_map else []
-    console.info("Wrote " + ", ".join(str(request.output_dir / n) for n in names))
-    console.detail("options: " + ", ".join(f"{k}={v}" for k, v in asdict(request).items()))
+    console.info("Wrote " + ", ".join(str(Path(output_dir) / n) for n in names))

@@ -46,6 +46,36 @@ def test_every_notebook_is_tested():
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_notebooks_use_only_the_public_api(name):
+    """Every use of stations_generator is a name of its public API (issue 13)."""
+    import ast
+
+    import stations_generator
+
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    tree = ast.parse(code)
+    aliases, used = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "stations_generator":
+                    assert a.name == "stations_generator", f"imports the submodule {a.name}"
+                    aliases.add(a.asname or a.name)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("stations_"):
+            assert node.module == "stations_generator", f"imports from {node.module}"
+            used += [a.name for a in node.names]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id in aliases:
+                used.append(node.attr)
+    assert aliases or used, "the notebook does not use the package"
+    public = set(stations_generator.__all__)
+    assert [n for n in used if n not in public] == []
+    assert used, "no public name used"
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_committed_without_outputs(name):
     path = NOTEBOOKS / f"{name}.ipynb"
     nb = nbformat.read(path, as_version=4)
@@ -191,7 +221,8 @@ def test_check_hiding_zone(check_hiding_zone):
     assert re.search(r"share link: \d+ characters, https://\S+\?hzc=[A-Za-z0-9_-]+", text)
     assert "remaining area: 0.1085 km² from the game, 0.1085 km² from the link" in text
     assert "same remaining area from the share link" in text
-    assert "load_game on the link: same remaining area, same 14 possible hiding zones" in text
+    assert "read_game on the link: same remaining area, same 14 possible hiding zones" in text
+    assert "1. Radius 1 km: within (recorded: within)" in text  # the hider's own answers
 
 
 @pytest.mark.slow
@@ -199,8 +230,10 @@ def test_generate_play_area(generate_play_area):
     nb, probed = generate_play_area
     _ran_cleanly(nb)
     text = _text(nb)
-    assert "warning: 'sioux-falls.geojson': read a closed LineString" in text
-    assert "649 OSM objects, 296 water areas -> 649 candidates" in text
+    # The bundled area is a Polygon: the first run warns about nothing (issue 13).
+    assert "warning" not in text
+    assert "sioux-falls: Polygon, " in text
+    assert "649 OSM objects, 296 water areas -> 648 candidates in the play area" in text
     # The same summary as the command line's (the README's quick start).
     assert (
         "Stations: 105 in 84 clusters, from 648 candidates "
@@ -214,8 +247,10 @@ def test_generate_play_area(generate_play_area):
     # The plot.
     assert len(_outputs(nb, "image/png")) == 1
     # The exports, read back.
-    assert "RFC 7946 problems: 0" in text
-    assert "stations.geojson read back: 105 stations; stations.kml: 106 placemarks" in text
+    assert (
+        "stations.geojson read back: 105 stations; stations.kml: 106 placemarks; "
+        "stations.csv: 105 rows"
+    ) in text
 
 
 @pytest.mark.slow
@@ -226,9 +261,9 @@ def test_generate_play_area_sweep(generate_play_area):
     by_option: dict[str, dict[int, int]] = {}
     for row in probed["sweep"]:
         by_option.setdefault(row["option"], {})[row["value"]] = row["stations"]
-    assert by_option["min_spacing_m"][300] == by_option["cluster_gap_m"][1000] == 105
+    assert by_option["min_spacing"][300] == by_option["cluster_gap"][1000] == 105
     assert by_option["max_per_cluster"][2] == 105
-    for option in ("min_spacing_m", "cluster_gap_m"):
+    for option in ("min_spacing", "cluster_gap"):
         counts = [n for _, n in sorted(by_option[option].items())]
         assert counts == sorted(counts, reverse=True), (option, counts)
     caps = by_option["max_per_cluster"]

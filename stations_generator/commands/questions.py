@@ -4,26 +4,34 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
-from ..core.antimeridian import split_antimeridian, wrap_lon
 from ..core.game import Elimination, Game, ZoneStatus
 from ..core.questions import QuestionError
 from ..core.rules import cost_ledger
 from ..errors import InputError
 from ..export.atomic import output_set
-from ..export.geojson import dumps_geojson, polygon_rings
-from ..gamefile import LoadedGame, load_cost_questions, load_game, parse_lat_lon
+from ..gamefile import LoadedGame, load_cost_questions, parse_lat_lon
+from ..games import (  # noqa: F401  (re-exported: the commands' steps live in games.py)
+    APPLY_FILES,
+    ELIMINATION_HTML,
+    REMAINING_GEOJSON,
+    ZONES_GEOJSON,
+    apply_texts,
+    check_zone,
+    elimination_geojson,
+    find_station,
+    game_title,
+    hider_answers,
+    load,
+    summary_table,
+    zone_payload,
+    zones_geojson,
+)
 from ..taibeled_game import MapSources
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-REMAINING_GEOJSON = "remaining.geojson"
-ZONES_GEOJSON = "zones.geojson"
-ELIMINATION_HTML = "elimination.html"
-#: The files ``questions apply`` owns in its -o folder (elimination.html only with --map).
-APPLY_FILES = (REMAINING_GEOJSON, ZONES_GEOJSON, ELIMINATION_HTML)
 
 _game_arg = click.argument("game", type=click.Path(path_type=Path))
 _MAP_OPTIONS = [
@@ -93,107 +101,7 @@ def _sources(console, options: dict) -> MapSources:
 
 
 def _load(game: Path, console, options: dict) -> LoadedGame:
-    try:
-        loaded = load_game(game, sources=_sources(console, options), warn=console.warn)
-        loaded.game.validate()
-    except QuestionError as exc:
-        raise InputError(f"{game.name}: {exc}") from None
-    return loaded
-
-
-def _geometry(geom) -> dict | None:
-    geom = split_antimeridian(geom)  # RFC 7946: cut at ±180°, longitudes in [-180, 180]
-    polys = [
-        g for g in getattr(geom, "geoms", [geom]) if g.geom_type == "Polygon" and not g.is_empty
-    ]
-    if not polys:
-        return None
-    if len(polys) == 1:
-        return {"type": "Polygon", "coordinates": polygon_rings(polys[0])}
-    return {"type": "MultiPolygon", "coordinates": [polygon_rings(p) for p in polys]}
-
-
-def _feature(fid: str, props: dict, geom: dict | None) -> dict:
-    return {"type": "Feature", "id": fid, "properties": props, "geometry": geom}
-
-
-def elimination_geojson(game: Game, elimination: Elimination) -> dict:
-    """Remaining area plus one feature per question with the area it removed."""
-    features = [
-        _feature(
-            "remaining",
-            {"role": "remaining", "area_km2": round(elimination.remaining_km2, 6)},
-            _geometry(elimination.remaining),
-        )
-    ]
-    for k, step in enumerate(elimination.steps, 1):
-        q = step.question
-        features.append(
-            _feature(
-                f"question/{k}",
-                {
-                    "role": "eliminated",
-                    "question": k,
-                    "label": q.label(),
-                    "answer": q.answer_text(q.answer),
-                    "removed_km2": round(step.removed_km2, 6),
-                    "stations_removed": list(step.stations_removed),
-                    "set_aside": step.set_aside,
-                    "contradicts": list(step.contradicts),
-                },
-                _geometry(step.removed),
-            )
-        )
-    return {"type": "FeatureCollection", "features": features}
-
-
-def zones_geojson(game: Game, zones: list[ZoneStatus]) -> dict:
-    """Every hiding zone as a Point Feature with its status (circles are drawn by the viewer)."""
-    features = []
-    for z in zones:
-        s = z.station
-        features.append(
-            {
-                "type": "Feature",
-                "id": s.id,
-                "properties": {
-                    "id": s.id,
-                    "name": s.name,
-                    "possible": z.possible,
-                    "fraction": round(z.fraction, 4),
-                    "reason": z.reason,
-                    "radius_m": round(game.hiding_radius_m, 1),
-                },
-                "geometry": {
-                    "type": "Point",
-                    "coordinates": [round(float(wrap_lon(s.lon)), 7), round(s.lat, 7)],
-                },
-            }
-        )
-    return {"type": "FeatureCollection", "features": features}
-
-
-def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus]) -> list[str]:
-    """The table printed on stderr after ``questions apply``."""
-    lines = [f"{'#':>2}  {'question':<34} {'answer':<24} {'removed km²':>11} {'left km²':>9}"]
-    for k, step in enumerate(elimination.steps, 1):
-        q = step.question
-        removed = (
-            "set aside"
-            if step.set_aside
-            else f"{len(step.stations_removed)} stations"
-            if step.stations_removed
-            else f"{step.removed_km2:.4f}"
-        )
-        lines.append(
-            f"{k:>2}  {q.label()[:34]:<34} {q.answer_text(q.answer)[:24]:<24} {removed:>11} {step.remaining_km2:>9.4f}"
-        )
-    possible = [z for z in zones if z.possible]
-    lines.append(
-        f"Remaining: {elimination.remaining_km2:.4f} km²; hiding zones still possible: "
-        f"{len(possible)} of {len(zones)} (radius {game.hiding_radius_m:g} m)"
-    )
-    return lines
+    return load(game, _sources(console, options), console.warn)
 
 
 @click.group(context_settings=CONTEXT)
@@ -241,24 +149,11 @@ def _apply_outputs(
     console, game: Path, html_map: bool, options: dict
 ) -> tuple[Game, Elimination, list[ZoneStatus], dict[str, str]]:
     """The game, what its questions leave, and the files of ``questions apply`` by name."""
-    loaded = _load(game, console, options)
-    g = loaded.game
+    g = _load(game, console, options).game
     elimination = g.eliminate()
     _warn_contradictions(console, elimination)
     zones = g.possible_zones(elimination)
-    texts = {
-        REMAINING_GEOJSON: dumps_geojson(elimination_geojson(g, elimination)),
-        ZONES_GEOJSON: dumps_geojson(zones_geojson(g, zones)),
-    }
-    if html_map:
-        from ..export.elimination_map import elimination_map
-        from ..export.folium_map import render_station_map
-
-        texts[ELIMINATION_HTML] = render_station_map(
-            elimination_map(
-                g, elimination, zones, title=game.parent.name if game.stem == "game" else game.stem
-            )
-        )
+    texts = apply_texts(g, elimination, zones, html_map=html_map, title=game_title(game))
     return g, elimination, zones, texts
 
 
@@ -276,29 +171,10 @@ def answer_cmd(
 ) -> None:
     """Answer every question truthfully for a hider (the same geometry the seekers use)."""
     lon, lat = parse_lat_lon(hider, "--hider")  # before the (slow) game load
-    loaded = _load_for_answers(game, console, options)
-    g = loaded.game
-    if not g.covers(lon, lat):
-        raise InputError(
-            f"--hider {hider} is outside the play area; check the coordinates (LAT,LON)"
-        )
-    station = _station(g, station_id) if station_id else None
-    if all(q.answer is not None for q in g.questions):
+    g = _load_for_answers(game, console, options).game
+    if all(q.answer is not None for q in g.questions) and g.covers(lon, lat):
         _warn_contradictions(console, g.eliminate())
-    try:
-        answers = g.hider_answers(lon, lat, station)
-    except QuestionError as exc:
-        raise InputError(str(exc)) from None
-    rows = [
-        {
-            "question": k,
-            "label": q.label(),
-            "answer": q.answer_text(a),
-            "value": a,
-            "recorded": None if q.answer is None else q.answer_text(q.answer),
-        }
-        for k, (q, a) in enumerate(answers, 1)
-    ]
+    rows = hider_answers(g, lon, lat, station_id, label=hider)
     if as_json:
         click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
@@ -342,19 +218,7 @@ def _warn_contradictions(console, elimination: Elimination) -> None:
 
 def _load_for_answers(game: Path, console, options: dict) -> LoadedGame:
     """Like _load, but answers may be missing (hider mode does not need them)."""
-    try:
-        return load_game(game, sources=_sources(console, options), warn=console.warn)
-    except QuestionError as exc:
-        raise InputError(f"{game.name}: {exc}") from None
-
-
-def _station(g: Game, station_id: str):
-    for s in g.stations:
-        if s.id == station_id or s.name.casefold() == station_id.casefold():
-            return s
-    raise InputError(
-        f"no station {station_id!r} in the game; give an id like node/123 or an exact name"
-    )
+    return load(game, _sources(console, options), console.warn, validate=False)
 
 
 @click.group(context_settings=CONTEXT)
@@ -376,40 +240,15 @@ def check_cmd(
     if (station_id is None) == (at is None):
         raise click.UsageError("give exactly one of --station ID or --at LAT,LON")
     point = parse_lat_lon(at, "--at") if at is not None else None  # before the game load
-    loaded = _load(game, console, options)
-    g = loaded.game
+    g = _load(game, console, options).game
     _warn_contradictions(console, g.eliminate())
-    if station_id:
-        result = g.check_zone(station=_station(g, station_id))
-    else:
-        assert point is not None
-        lon, lat = point
-        result = g.check_zone(point=(lon, lat))
-        if not result.inside_map:
-            raise InputError(
-                f"--at {at} is outside the play area (no part of its hiding zone is in it); "
-                "give LAT,LON inside the play area"
-            )
+    result = check_zone(g, station=station_id, at=point, label=at or "")
     what = (
         f"{result.station.name or result.station.id} ({result.station.id})"
         if result.station
         else f"zone at {at}"
     )
-    payload: dict[str, Any] = {
-        "zone": what,
-        "valid": result.valid,
-        "allowed_stop": result.allowed_stop,
-        "inside_map": result.inside_map,
-        "ruled_out_by": [
-            {
-                "question": c.index + 1,
-                "label": c.question.label(),
-                "recorded": c.question.answer_text(c.recorded),
-                "needed": c.question.answer_text(c.needed),
-            }
-            for c in result.conflicts
-        ],
-    }
+    payload = zone_payload(g, result, what)
     if as_json:
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
     else:

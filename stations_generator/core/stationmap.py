@@ -100,6 +100,8 @@ class StationMap:
     cap_auto: bool
     cap_trail: list[tuple[int, int]] = field(default_factory=list)
     exclusions: list[BaseGeometry] = field(default_factory=list)
+    #: Options recorded in the outputs' metadata (playing hours and days), set by the caller.
+    settings: dict[str, str] = field(default_factory=dict)
 
     @property
     def cluster_count(self) -> int:
