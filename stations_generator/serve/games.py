@@ -18,12 +18,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .. import jsonio
-from ..commands import questions as qcmd
+from .. import api, jsonio
+from .. import games as steps
 from ..core.questions import QuestionError
 from ..core.rules import cost_ledger
 from ..errors import InputError
-from ..export.geojson import dumps_geojson
 from ..gamefile import (
     FORMAT,
     MAX_GAME_BYTES,
@@ -191,18 +190,17 @@ class GameService:
                 raise InputError(f"{loaded.source}: {exc}") from None
             elimination = g.eliminate()
             zones = g.possible_zones(elimination)
-            remaining = dumps_geojson(qcmd.elimination_geojson(g, elimination))
-            zones_text = dumps_geojson(qcmd.zones_geojson(g, zones))
+            texts = steps.apply_texts(g, elimination, zones, html_map=False, title="game")
         return {
-            "summary": qcmd.summary_table(g, elimination, zones),
+            "summary": steps.summary_table(g, elimination, zones),
             "warnings": [c.message() for c in elimination.contradictions],
             "remaining_km2": elimination.remaining_km2,
             "possible": sum(1 for z in zones if z.possible),
             "zones_total": len(zones),
             "hiding_radius_m": g.hiding_radius_m,
             "game_size": g.game_size,
-            "play_area": qcmd._geometry(g.play_area),  # noqa: SLF001
-            "files": {qcmd.REMAINING_GEOJSON: remaining, qcmd.ZONES_GEOJSON: zones_text},
+            "play_area": steps._geometry(g.play_area),  # noqa: SLF001
+            "files": texts,
             "ledger": [e.__dict__ for e in cost_ledger(g.questions)],
             "labels": [q.label() for q in g.questions],
         }
@@ -215,27 +213,11 @@ class GameService:
         lon, lat = parse_lat_lon(hider, "hider")
         loaded, lock, body = self._validated(body)
         g = loaded.game
-        if not g.covers(lon, lat):
-            raise InputError(
-                f"hider {hider} is outside the play area; check the coordinates (LAT,LON)"
-            )
         station_id = body.get("station")
+        if station_id is not None and not isinstance(station_id, str):
+            raise InputError("station must be an id like node/123 or a name")
         with lock:
-            station = qcmd._station(g, station_id) if station_id else None  # noqa: SLF001
-            try:
-                answers = g.hider_answers(lon, lat, station)
-            except QuestionError as exc:
-                raise InputError(str(exc)) from None
-        return [
-            {
-                "question": k,
-                "label": q.label(),
-                "answer": q.answer_text(a),
-                "value": a,
-                "recorded": None if q.answer is None else q.answer_text(q.answer),
-            }
-            for k, (q, a) in enumerate(answers, 1)
-        ]
+            return steps.hider_answers(g, lon, lat, station_id, label=str(hider))
 
     def check(self, body: Any) -> dict[str, Any]:
         """``zones check --json``: is one hiding zone valid, and which questions rule it out."""
@@ -252,38 +234,15 @@ class GameService:
                 g.validate()
             except QuestionError as exc:
                 raise InputError(f"{loaded.source}: {exc}") from None
-            if station_id is not None:
-                if not isinstance(station_id, str):
-                    raise InputError("station must be an id like node/123 or a name")
-                result = g.check_zone(station=qcmd._station(g, station_id))  # noqa: SLF001
-            else:
-                assert point is not None
-                result = g.check_zone(point=point)
-                if not result.inside_map:
-                    raise InputError(
-                        f"at {at} is outside the play area (no part of its hiding zone is in it); "
-                        "give LAT,LON inside the play area"
-                    )
+            if station_id is not None and not isinstance(station_id, str):
+                raise InputError("station must be an id like node/123 or a name")
+            result = steps.check_zone(g, station=station_id, at=point, label=str(at))
         what = (
             f"{result.station.name or result.station.id} ({result.station.id})"
             if result.station
             else f"zone at {at}"
         )
-        return {
-            "zone": what,
-            "valid": result.valid,
-            "allowed_stop": result.allowed_stop,
-            "inside_map": result.inside_map,
-            "ruled_out_by": [
-                {
-                    "question": c.index + 1,
-                    "label": c.question.label(),
-                    "recorded": c.question.answer_text(c.recorded),
-                    "needed": c.question.answer_text(c.needed),
-                }
-                for c in result.conflicts
-            ],
-        }
+        return steps.zone_payload(g, result, what)
 
     def cost(self, body: Any) -> list[dict[str, Any]]:
         """``questions cost --json``: the cards each question costs."""
@@ -309,24 +268,18 @@ class GameService:
         base = body.get("base_url", "https://taibeled.github.io/JetLagHideAndSeek/")
         if not isinstance(base, str) or not base.startswith(("http://", "https://")):
             raise InputError("base_url must be an http(s) address")
-        with lock:
-            try:
-                questions = [taibeled.from_model(q) for q in g.questions]
-            except (QuestionError, ValueError) as exc:
-                raise InputError(str(exc)) from None
         data = self.parse(body["game"], body.get("name", "game.json"))
         categories = None
         if isinstance(data, dict) and isinstance(data.get("stations"), dict):
             categories = data["stations"].get("categories")
-        zone_options = _zone_options(loaded, categories)
-        state = taibeled.TaibeledState(
-            play_area=g.play_area,
-            questions=questions,
-            hiding_radius_m=g.hiding_radius_m,
-            zone_options=zone_options,
-        )
-        state_json = taibeled.dump_state(state, "collection")
-        return {"state": state_json, "link": base + "?hzc=" + taibeled.encode_hzc(state_json)}
+        with lock:
+            try:
+                link = api.share_link(
+                    g, base_url=base, zone_options=_zone_options(loaded, categories)
+                )
+            except (QuestionError, ValueError) as exc:
+                raise InputError(str(exc)) from None
+        return {"link": link, "state": taibeled.decode_hzc(link)}
 
 
 def _zone_options(loaded: LoadedGame, categories: Any = None) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,6 @@ from .. import generate as gen
 from ..core.candidates import elements_to_candidates
 from ..core.gamesize import HIDING_RADIUS_M
 from ..core.geodesy import geodesic_area_km2
-from ..core.opening_hours import parse_play_window
 from ..core.stationmap import StationMap, build_station_map
 from ..errors import InputError
 from ..export import geojson
@@ -142,16 +141,13 @@ class Built:
             raise InputError(f"no download {name!r}; choose one of: " + ", ".join(DOWNLOADS))
         with self._lock:
             if name not in self._files:
-                request = replace(
-                    self.request,
+                texts = gen.output_texts(
+                    self.result,
+                    self.request.map_name or self.name,
                     explain=self.request.explain or name == gen.CANDIDATES_GEOJSON,
                     html_map=name == gen.STATIONS_HTML,
                 )
-                out = _Texts()
-                gen._write_outputs(request, self.result, self.name, out)  # noqa: SLF001
-                self._files.update(
-                    {k: v for k, v in out.texts.items() if k not in self._files and k == name}
-                )
+                self._files[name] = texts[name]
             return self._files[name]
 
     def summary(self) -> dict[str, Any]:
@@ -281,64 +277,48 @@ class StationMapService:
     # -- the build -----------------------------------------------------------------
 
     def _osm_data(self, request: gen.GenerateRequest, area: BaseGeometry, catalogue, area_key):
+        """Step 2 of ``generate`` (:func:`generate.load_data`), cached by area and file contents."""
         c = self.config
-        files_key = [
-            (p.name, c.digests(p)) for p in (*request.osm_files, *(request.water_files or ()))
+        files_key = [(p.name, c.digests(p)) for p in request.osm_files] + [
+            ("water", p.name, c.digests(p)) for p in request.water_files
         ]
-        key = digest(
-            "data",
-            area_key,
-            files_key,
-            [len(request.osm_files)],
-            catalogue.station_names,
-            request.water_subtract,
-        )
+        key = digest("data", area_key, files_key, catalogue.station_names, request.water_subtract)
 
         def read() -> sources.OsmData:
-            if request.osm_files:
-                return sources.read_files(
-                    request.osm_files,
-                    request.water_files,
-                    area,
-                    catalogue,
-                    water=request.water_subtract,
-                )
-            if not c.online:
-                raise InputError(
-                    "no OSM file chosen and this server works offline; pick an --osm file"
-                )
-            km2 = geodesic_area_km2(area)
-            if km2 > c.max_online_km2:
-                raise InputError(
-                    f"the play area covers {km2:,.0f} km², more than the {c.max_online_km2:,.0f} km² "
-                    "fetched online; use an OSM extract (serve --osm FILE) or a smaller area"
-                )
-            data = sources.fetch_overpass(
-                self._client(), area, catalogue, water=request.water_subtract
-            )
-            if request.water_files and request.water_subtract:
-                extra = sources.read_files((), request.water_files, area, catalogue)
-                data = sources.OsmData(data.elements, [*data.water, *extra.water], data.sources)
-            return data
+            if not request.osm_files:
+                if not c.online:
+                    raise InputError(
+                        "no OSM file chosen and this server works offline; pick an --osm file"
+                    )
+                km2 = geodesic_area_km2(area)
+                if km2 > c.max_online_km2:
+                    raise InputError(
+                        f"the play area covers {km2:,.0f} km², more than the "
+                        f"{c.max_online_km2:,.0f} km² fetched online; use an OSM extract "
+                        "(serve --osm FILE) or a smaller area"
+                    )
+            return gen.load_data(request, _Console(), area, catalogue)
 
         return key, self._data.get(key, read)
 
     def build(self, body: Any) -> Built:
-        """A station map for the body (see the API docs); cached by content."""
+        """A station map for the body (see the API docs); cached by content.
+
+        The steps and checks of ``generate`` in its order: the playing window, the
+        options, the catalogue, the area, the OSM data, the selection.
+        """
         request, area, name, exclusions, console = self.request_for(body)
-        try:
-            window = parse_play_window(
-                request.playing_hours, request.playing_days, request.play_date
-            )
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
-        options = gen._options(request)  # noqa: SLF001 - the CLI's own checks
+        window = gen.play_window(request)
+        options = gen.station_map_options(request)
         catalogue = gen.select_catalogue(request)
-        area_key = shapely.to_wkb(area, hex=True)
-        data_key, data = self._osm_data(request, area, catalogue, digest(area_key))
+        data_key, data = self._osm_data(
+            request, area, catalogue, digest(shapely.to_wkb(area, hex=True))
+        )
         cand_key = digest(
             "candidates", data_key, request.playing_hours, request.playing_days, request.play_date
         )
+        # Candidates depend on the data and the playing window only: a change of the
+        # spacing or cluster settings re-runs the selection alone.
         candidates = self._candidates.get(
             cand_key, lambda: elements_to_candidates(data.elements, catalogue, window)
         )
@@ -352,6 +332,10 @@ class StationMapService:
                 options,
                 water=data.water if request.water_subtract else (),
                 exclusions=exclusions,
+            )
+            # As generate.build does: the window goes into the files' metadata.
+            result.settings.update(
+                playing_hours=request.playing_hours, playing_days=request.playing_days
             )
             return Built(key, request, result, name, console.warnings)
 
