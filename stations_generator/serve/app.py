@@ -87,15 +87,13 @@ def create_app(
     async def cap_body(request: Request, call_next):
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > max_body_bytes):
-            return _error(413, f"the request body is larger than {max_body_bytes // 1024**2} MiB")
+            return _error(413, f"the request body is larger than {_size(max_body_bytes)}")
         if request.method == "POST" and length is None:
             body = b""
             async for chunk in request.stream():
                 body += chunk
                 if len(body) > max_body_bytes:
-                    return _error(
-                        413, f"the request body is larger than {max_body_bytes // 1024**2} MiB"
-                    )
+                    return _error(413, f"the request body is larger than {_size(max_body_bytes)}")
             request._body = body  # noqa: SLF001 - the stream is consumed; keep what was read
         try:
             return await call_next(request)
@@ -233,6 +231,10 @@ def create_app(
         return await call(request, work)
 
     return app
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024**2:g} MiB" if n >= 1024**2 else f"{n:,} bytes"
 
 
 def _error(status: int, message: str) -> JSONResponse:
