@@ -7,6 +7,10 @@ Overpass JSON, the Helsinki game on the Helsinki extract.
 from __future__ import annotations
 
 import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -64,3 +68,28 @@ def error_line(result) -> str:
     lines = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
     assert len(lines) == 1, result.stderr
     return lines[0].removeprefix("error: ")
+
+
+@contextmanager
+def running_server(app) -> Iterator[str]:
+    """``app`` on uvicorn at 127.0.0.1 on a free port, in a thread; yields its address."""
+    import socket
+
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()

@@ -57,7 +57,7 @@ const control = L.control.layers(null, {
   "Cluster rings": stationLayers.clusters,
   "Hiding zones": stationLayers.zones,
   "Rejected candidates": stationLayers.rejected,
-}, { collapsed: false }).addTo(map);
+}, { collapsed: false, position: "bottomright" }).addTo(map);
 for (const k of ["stations", "clusters", "zones"]) stationLayers[k].addTo(map);
 
 let drawRole = "area";
@@ -312,6 +312,9 @@ async function regenerate() {
   }
 }
 
+sg.layerCounts = () => Object.fromEntries(
+  Object.entries(stationLayers).map(([k, l]) => [k, l.getLayers().length]));
+
 function colour(cat) { return (sg.config.colours || {})[cat] || "#555"; }
 
 function drawStationMap(data) {
@@ -448,17 +451,22 @@ sg.applyGame = applyGame;
 function drawGame(data) {
   gameLayers.playArea.clearLayers(); gameLayers.remaining.clearLayers(); gameLayers.zones.clearLayers();
   if (data.play_area) L.geoJSON(data.play_area, { style: { color: "#37474f", weight: 2, fill: false } }).addTo(gameLayers.playArea);
-  const remaining = JSON.parse(data.files["remaining.geojson"]);
-  const rem = remaining.features.find((f) => f.id === "remaining");
-  if (rem && rem.geometry) L.geoJSON(rem.geometry, { style: { color: "#2e7d32", weight: 2, fillOpacity: 0.25 } }).addTo(gameLayers.remaining);
   const zones = JSON.parse(data.files["zones.geojson"]);
   for (const f of zones.features) {
     const p = f.properties, c = f.geometry.coordinates;
-    L.circle([c[1], c[0]], { radius: p.radius_m, color: p.possible ? "#1b5e20" : "#9e9e9e", weight: 1, fillOpacity: p.possible ? 0.3 : 0.05 })
+    L.circle([c[1], c[0]], { radius: p.radius_m, color: p.possible ? "#1b5e20" : "#9e9e9e", weight: 1, fillOpacity: p.possible ? 0.12 : 0.03 })
       .bindTooltip(p.name || p.id)
-      .on("click", (ev) => { L.DomEvent.stopPropagation(ev); checkZone(p.id, p.name); })
+      .on("click", (ev) => { L.DomEvent.stopPropagation(ev); gameClick(ev.latlng, p); })
       .addTo(gameLayers.zones);
   }
+  // The remaining area on top of the zones (it is not clickable, so zone clicks pass).
+  const remaining = JSON.parse(data.files["remaining.geojson"]);
+  const rem = remaining.features.find((f) => f.id === "remaining");
+  if (rem && rem.geometry) {
+    L.geoJSON(rem.geometry, { interactive: false, style: { color: "#e65100", weight: 2, fillColor: "#ff9800", fillOpacity: 0.45 } })
+      .addTo(gameLayers.remaining);
+  }
+  gameLayers.remaining.bringToFront && gameLayers.remaining.bringToFront();
   $("game-status").textContent = data.summary.join("\n") + (data.warnings.length ? "\nwarning: " + data.warnings.join("\nwarning: ") : "");
   sg.game.labels = data.labels;
   renderQuestions();
@@ -573,16 +581,19 @@ $("q-type").onchange = questionForm;
 $("q-subject").onchange = subjectChanged;
 
 const ll = (p) => ({ lat: Number(p.lat.toFixed(6)), lon: Number(p.lng.toFixed(6)) });
-map.on("click", (ev) => {
+map.on("click", (ev) => gameClick(ev.latlng, null));
+function gameClick(latlng, zone) {
   if (sg.view !== "game" || !sg.game) return;
-  if ($("hider-mode").checked) { hiderAt(ev.latlng); return; }
+  const mode = $("click-mode").value;
+  if (mode === "hider") { hiderAt(latlng); return; }
+  if (mode === "zone") { if (zone) checkZone(zone.id, zone.name); return; }
   if (!sg.game.ours) return;
   const need = $("q-type").value === "thermometer" ? 2 : 1;
   if (clicks.length >= need) { clicks = []; gameLayers.marks.clearLayers(); }
-  clicks.push(ev.latlng);
-  L.circleMarker(ev.latlng, { radius: 5, color: "#e65100" }).addTo(gameLayers.marks);
+  clicks.push(latlng);
+  L.circleMarker(latlng, { radius: 5, color: "#e65100", interactive: false }).addTo(gameLayers.marks);
   $("q-add").disabled = clicks.length < need;
-});
+}
 
 $("q-add").onclick = () => {
   const type = $("q-type").value;
@@ -602,8 +613,9 @@ $("q-add").onclick = () => {
 
 async function hiderAt(latlng) {
   gameLayers.hider.clearLayers();
-  L.marker(latlng).addTo(gameLayers.hider);
+  L.circleMarker(latlng, { radius: 8, color: "#d81b60", weight: 3 }).addTo(gameLayers.hider);
   const hider = `${latlng.lat.toFixed(6)},${latlng.lng.toFixed(6)}`;
+  sg.hiderPosition = hider;
   try {
     const res = await api("api/game/answer", { game: gameForRequest(), name: sg.game.name, hider });
     const rows = await res.json();
