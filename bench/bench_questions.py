@@ -52,6 +52,9 @@ def write_game(folder: Path, n_stations: int) -> Path:
                     "id": r.id,
                     "name": r.name,
                     "category": r.category,
+                    # The station-map reader needs the wait range (any valid one here).
+                    "wait_min": 10,
+                    "wait_max": 30,
                 },
                 "geometry": {"type": "Point", "coordinates": [r.geometry.x, r.geometry.y]},
             }

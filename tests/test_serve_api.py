@@ -99,7 +99,12 @@ def test_station_map_summary_and_files_equal_the_cli(client, sioux_cli):
         data["stations"] == len(json.loads((out / "stations.geojson").read_text())["features"]) - 1
     )
     assert data["station_map"] == json.loads((out / "stations.geojson").read_text("utf-8"))
-    assert sum(data["rejected"].values()) == len(data["rejected_candidates"]["features"])
+    assert sum(data["rejected"].values()) == len(data["rejected_candidates"])
+    candidates = json.loads((out / "candidates.geojson").read_text("utf-8"))["features"]
+    rejected = [f for f in candidates if f["properties"]["status"] == "rejected"]
+    assert sorted((c[0], c[1], c[3]) for c in data["rejected_candidates"]) == sorted(
+        (*f["geometry"]["coordinates"], f["properties"]["reason"]) for f in rejected
+    )
     for name in FILES:
         got = client.post(f"/api/stationmap/file/{name}", json=sioux_body(explain=True))
         assert got.status_code == 200, got.text

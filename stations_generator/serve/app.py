@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -95,11 +96,15 @@ def create_app(
                 if len(body) > max_body_bytes:
                     return _error(413, f"the request body is larger than {_size(max_body_bytes)}")
             request._body = body  # noqa: SLF001 - the stream is consumed; keep what was read
+        start = time.perf_counter()
         try:
-            return await call_next(request)
+            response = await call_next(request)
         except Exception:  # noqa: BLE001 - one request's crash never ends the server
             log.exception("request %s %s failed", request.method, request.url.path)
             return _error(500, "internal error in the server; see its log")
+        # The time the server spent, for the page's status and bench/bench_serve.py.
+        response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.1f}"
+        return response
 
     async def _json(request: Request) -> Any:
         raw = await request.body()

@@ -8,7 +8,6 @@ candidates made from it. A settings change re-runs only the selection.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -169,8 +168,20 @@ class Built:
             "hiding_radius_m": HIDING_RADIUS_M[r.game_size],
             "cluster_radius_m": r.rules.cluster_radius_m,
             "max_per_cluster": r.rules.max_per_cluster,
-            "station_map": json.loads(self.file(gen.STATIONS_GEOJSON)),
-            "rejected_candidates": geojson.candidates_feature_collection(rejected),
+            # The dict stations.geojson holds (the file itself comes from output_texts).
+            "station_map": geojson.stations_feature_collection(
+                r.stations,
+                r.play_area,
+                r.exclusions,
+                metadata=gen._metadata(r),  # noqa: SLF001
+            ),
+            # [lon, lat, name, reason] per rejected candidate: the page's grey dots.
+            "rejected_candidates": [
+                [round(float(p.x), 7), round(float(p.y), 7), str(n or ""), str(why)]
+                for p, n, why in zip(
+                    rejected.geometry, rejected["name"], rejected["reason"], strict=True
+                )
+            ],
         }
 
 
@@ -183,6 +194,7 @@ class StationMapService:
         self._data = Cache(8)
         self._candidates = Cache(16)
         self._maps = Cache(32)
+        self._unions = Cache(8)
 
     # -- inputs ------------------------------------------------------------------
 
@@ -301,6 +313,13 @@ class StationMapService:
 
         return key, self._data.get(key, read)
 
+    def _water(self, data_key: str, data: sources.OsmData) -> tuple[BaseGeometry, ...]:
+        """The data's water as one union, made once per data (``build_station_map`` unions
+        the water it is given on every run; the union of one geometry is that geometry)."""
+        if not data.water:
+            return ()
+        return self._unions.get(data_key, lambda: (shapely.union_all(data.water),))
+
     def build(self, body: Any) -> Built:
         """A station map for the body (see the API docs); cached by content.
 
@@ -330,7 +349,7 @@ class StationMapService:
                 area,
                 candidates.copy(),
                 options,
-                water=data.water if request.water_subtract else (),
+                water=self._water(data_key, data) if request.water_subtract else (),
                 exclusions=exclusions,
             )
             # As generate.build does: the window goes into the files' metadata.

@@ -335,10 +335,9 @@ function drawStationMap(data) {
     L.circle(ll, { radius: data.cluster_radius_m, color: "#6a1b9a", weight: 1, dashArray: "3 3", fill: false, interactive: false })
       .addTo(stationLayers.clusters);
   }
-  for (const f of data.rejected_candidates.features) {
-    const c = f.geometry.coordinates;
-    L.circleMarker([c[1], c[0]], { radius: 3, color: "#999", weight: 1, fillOpacity: 0.6 })
-      .bindPopup(`${escapeHtml(f.properties.name || "")}: rejected (${f.properties.reason})`)
+  for (const [lon, lat, name, reason] of data.rejected_candidates) {
+    L.circleMarker([lat, lon], { radius: 3, color: "#999", weight: 1, fillOpacity: 0.6 })
+      .bindPopup(`${escapeHtml(name)}: rejected (${escapeHtml(reason)})`)
       .addTo(stationLayers.rejected);
   }
   $("status").textContent = data.summary.join("\n") + (data.warnings.length ? "\nwarning: " + data.warnings.join("\nwarning: ") : "");
