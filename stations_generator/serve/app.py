@@ -183,6 +183,12 @@ def create_app(
         ``generate`` writes it) and the rejected candidates."""
         return await call(request, lambda body: station_maps.build(body).summary())
 
+    @app.get("/api/progress/{pid}")
+    def api_progress(pid: str) -> dict:
+        """The latest progress line (Overpass/Nominatim waits) of the station-map request
+        that was sent with ``progress_id`` = ``pid`` (null when there is none yet)."""
+        return {"message": station_maps.progress.get(pid)}
+
     @app.post("/api/stationmap/file/{name}")
     async def api_stationmap_file(name: str, request: Request) -> Response:
         """One of ``generate``'s files for the same body, byte-identical to the CLI's."""

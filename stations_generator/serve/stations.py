@@ -8,7 +8,9 @@ candidates made from it. A settings change re-runs only the selection.
 
 from __future__ import annotations
 
+import re
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,20 +92,53 @@ class ServerConfig:
         return tuple(out)
 
 
+class Progress:
+    """The latest progress line of each running request, by the id the page gave it."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._lines: OrderedDict[str, str | None] = OrderedDict()
+        self._lock = threading.Lock()
+        self.size = size
+
+    def sink(self, pid: str | None):
+        """A ``(message)`` callback recording under ``pid`` (a no-op without one)."""
+
+        def record(message: str | None) -> None:
+            if pid is None:
+                return
+            with self._lock:
+                if message is not None or pid not in self._lines:
+                    self._lines[pid] = message
+                self._lines.move_to_end(pid)
+                while len(self._lines) > self.size:
+                    self._lines.popitem(last=False)
+
+        return record
+
+    def get(self, pid: str) -> str | None:
+        with self._lock:
+            return self._lines.get(pid)
+
+
+_PROGRESS_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
 class _Console:
-    """The CLI console's interface, collecting warnings for the page instead of printing."""
+    """The CLI console's interface: warnings kept for the page, progress to a sink."""
 
-    def __init__(self) -> None:
+    def __init__(self, progress=None) -> None:
         self.warnings: list[str] = []
+        self._progress = progress or (lambda _m: None)
 
-    def info(self, _m: str) -> None:
-        pass
+    def info(self, message: str) -> None:
+        self._progress(message)
 
     def detail(self, _m: str) -> None:
         pass
 
-    def status(self, _m: str | None) -> None:
-        pass
+    def status(self, message: str | None) -> None:
+        if message is not None:
+            self._progress(message)
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -195,16 +230,19 @@ class StationMapService:
         self._candidates = Cache(16)
         self._maps = Cache(32)
         self._unions = Cache(8)
+        self.progress = Progress()
 
     # -- inputs ------------------------------------------------------------------
 
-    def _client(self) -> overpass.OverpassClient:
+    def _client(self, console: _Console) -> overpass.OverpassClient:
         c = self.config
         return overpass.OverpassClient(
             c.overpass_urls or overpass.DEFAULT_ENDPOINTS,
             timeout=c.overpass_timeout,
             cache_dir=c.cache_dir,
             use_cache=c.use_cache,
+            notify=console.info,
+            status=console.status,
         )
 
     def _area(self, body: dict, console: _Console) -> tuple[BaseGeometry, str]:
@@ -230,14 +268,18 @@ class StationMapService:
                     "osm_relation must be a positive whole number (an OSM relation id)"
                 )
             area = self._areas.get(
-                digest("relation", rel), lambda: sources.fetch_relation_area(self._client(), rel)
+                digest("relation", rel),
+                lambda: sources.fetch_relation_area(self._client(console), rel),
             )
             return area, f"relation-{rel}"
         place = body["place"]
         if not isinstance(place, str) or not place.strip():
             raise InputError('place must be a name, e.g. "Sioux Falls, South Dakota"')
         client = NominatimClient(
-            timeout=self.config.overpass_timeout, use_cache=self.config.use_cache
+            timeout=self.config.overpass_timeout,
+            use_cache=self.config.use_cache,
+            notify=console.info,
+            status=console.status,
         )
         area = self._areas.get(digest("place", place), lambda: sources.geocode_place(place, client))
         return area, place
@@ -248,7 +290,10 @@ class StationMapService:
         """The ``GenerateRequest`` the body stands for, its play area, name and exclusions."""
         if not isinstance(body, dict):
             raise InputError("the request body must be a JSON object")
-        console = _Console()
+        pid = body.get("progress_id")
+        if pid is not None and (not isinstance(pid, str) or not _PROGRESS_ID.fullmatch(pid)):
+            raise InputError("progress_id must be 1 to 64 letters, digits, - or _")
+        console = _Console(self.progress.sink(pid))
         values = convert_settings(body.get("settings"))
         c = self.config
         osm_files = c.named(body.get("osm"), c.osm_files, "osm file", "--osm")
@@ -288,7 +333,9 @@ class StationMapService:
 
     # -- the build -----------------------------------------------------------------
 
-    def _osm_data(self, request: gen.GenerateRequest, area: BaseGeometry, catalogue, area_key):
+    def _osm_data(
+        self, request: gen.GenerateRequest, area: BaseGeometry, catalogue, area_key, console
+    ):
         """Step 2 of ``generate`` (:func:`generate.load_data`), cached by area and file contents."""
         c = self.config
         files_key = [(p.name, c.digests(p)) for p in request.osm_files] + [
@@ -309,7 +356,7 @@ class StationMapService:
                         f"{c.max_online_km2:,.0f} km² fetched online; use an OSM extract "
                         "(serve --osm FILE) or a smaller area"
                     )
-            return gen.load_data(request, _Console(), area, catalogue)
+            return gen.load_data(request, console, area, catalogue)
 
         return key, self._data.get(key, read)
 
@@ -331,7 +378,7 @@ class StationMapService:
         options = gen.station_map_options(request)
         catalogue = gen.select_catalogue(request)
         data_key, data = self._osm_data(
-            request, area, catalogue, digest(shapely.to_wkb(area, hex=True))
+            request, area, catalogue, digest(shapely.to_wkb(area, hex=True)), console
         )
         cand_key = digest(
             "candidates", data_key, request.playing_hours, request.playing_days, request.play_date

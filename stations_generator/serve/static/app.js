@@ -294,9 +294,18 @@ async function regenerate() {
     return;
   }
   const seq = ++sg.seq;
-  $("status").textContent = body.play_area ? "Building the station map…" : "Fetching the area from OSM (this can take a while)…";
+  const waiting = body.play_area && body.osm.length ? "Building the station map…" : "Fetching from OSM (this can take a while)…";
+  $("status").textContent = waiting;
+  // Progress of a long Overpass / Nominatim fetch, polled while the request runs.
+  body.progress_id = `p${Date.now().toString(36)}${seq}`;
+  const poll = setInterval(async () => {
+    try {
+      const m = (await (await api("api/progress/" + body.progress_id)).json()).message;
+      if (m && seq === sg.seq) $("status").textContent = `${waiting}\n${m}`;
+    } catch (_e) { /* the next poll tries again */ }
+  }, 1000);
   try {
-    const res = await api("api/stationmap", body);
+    const res = await api("api/stationmap", body).finally(() => clearInterval(poll));
     const data = await res.json();
     if (seq < sg.shown) return; // a newer answer is already on the map
     sg.shown = seq;
