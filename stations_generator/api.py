@@ -27,6 +27,7 @@ raises :class:`~stations_generator.errors.UserError` subclasses with the CLI's m
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -255,9 +256,8 @@ def read_play_area(
         import shapely
 
         if hasattr(value, "__geo_interface__"):
-            return parse_polygons(
-                shapely.geometry.mapping(value), "the geometry", console.warn, **kwargs
-            )
+            geojson = json.loads(shapely.to_geojson(value))
+            return parse_polygons(geojson, "the geometry", console.warn, **kwargs)
         raise InputError(
             f"a play area must be a file path, a shapely geometry or GeoJSON, not {type(value).__name__}"
         )

@@ -108,15 +108,36 @@ class Group(click.Group):
             self.add_command(getattr(import_module(module), attr), name)
         return super().get_command(ctx, name)
 
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.ClickException as exc:  # the group's own options, e.g. a wrong -x
+            click.echo(click_error_line(exc), err=True)
+            raise click.exceptions.Exit(exc.exit_code) from None
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except click.ClickException as exc:  # click's usage errors, in the tool's style
+            click.echo(click_error_line(exc), err=True)
+            ctx.exit(exc.exit_code)
         except UserError as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
         except OSError as exc:  # disk full, permission denied, …
             click.echo(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
             ctx.exit(5)
+
+
+def click_error_line(exc: click.ClickException) -> str:
+    """A click error (bad option, missing argument…) as one ``error:`` line like the tool's
+    own, naming the command's --help instead of repeating its usage."""
+    message = exc.format_message().strip().replace("\n", " ")
+    message = (message[:1].lower() + message[1:]).rstrip(".")
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        message += f"; see '{ctx.command_path} --help'"
+    return f"error: {message}"
 
 
 @click.group(cls=Group, context_settings=CONTEXT)
@@ -189,7 +210,7 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
     "exclude_files",
     multiple=True,
     type=click.Path(path_type=Path),
-    help="GeoJSON polygons to leave out of the play area (repeatable).",
+    help="Polygons to leave out of the play area, in any play-area format (repeatable).",
 )
 @click.option(
     "--osm-relation", type=int, help="Online: use this OSM relation's area as the play area."
@@ -340,7 +361,8 @@ def generate(
 ) -> None:
     """Pick vehicle stations for a play area and write GeoJSON, CSV and KML.
 
-    PLAY_AREA is a GeoJSON polygon. Offline with --osm FILE; otherwise one batched
+    PLAY_AREA is a polygon file: GeoJSON, KML/KMZ (Google My Maps, Google Earth), GPX,
+    a shapefile or GeoPackage (anything GDAL reads). Offline with --osm FILE; otherwise one batched
     Overpass query fetches the candidates and the water.
 
     \b

@@ -113,18 +113,19 @@ def zones_geojson(game: Game, zones: list[ZoneStatus]) -> dict:
 
 def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus]) -> list[str]:
     """The table printed on stderr after ``questions apply``."""
-    lines = [f"{'#':>2}  {'question':<34} {'answer':<24} {'removed km²':>11} {'left km²':>9}"]
+    lines = [
+        f"{'#':>2}  {'question':<34} {'answer':<24} {'removed km²':>11} {'left km²':>9} "
+        f"{'stations removed':>16}"
+    ]
     for k, step in enumerate(elimination.steps, 1):
         q = step.question
-        removed = (
-            "set aside"
-            if step.set_aside
-            else f"{len(step.stations_removed)} stations"
-            if step.stations_removed
-            else f"{step.removed_km2:.4f}"
-        )
+        # Area in the km² columns, stations in their own: a station question removes
+        # stations, not area; a question set aside removes neither.
+        removed = "set aside" if step.set_aside else f"{step.removed_km2:.4f}"
+        out = "-" if step.set_aside else str(len(step.stations_removed))
         lines.append(
-            f"{k:>2}  {q.label()[:34]:<34} {q.answer_text(q.answer)[:24]:<24} {removed:>11} {step.remaining_km2:>9.4f}"
+            f"{k:>2}  {q.label()[:34]:<34} {q.answer_text(q.answer)[:24]:<24} {removed:>11} "
+            f"{step.remaining_km2:>9.4f} {out:>16}"
         )
     possible = [z for z in zones if z.possible]
     lines.append(

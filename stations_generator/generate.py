@@ -12,12 +12,13 @@ from shapely.geometry.base import BaseGeometry
 
 from .catalogue import Catalogue, load_catalogue
 from .core.candidates import elements_to_candidates
-from .core.density import DEFAULT_TIERS, parse_tiers
+from .core.density import DEFAULT_TIERS, format_tiers, parse_tiers
 from .core.gamesize import AREA_FLOOR_KM2, STATION_BANDS
 from .core.geodesy import LocalFrame
 from .core.opening_hours import parse_play_window
 from .core.spacing import NeighbourIndex, closest_distances
 from .core.stationmap import StationMap, StationMapOptions, build_station_map
+from .coverage import check_coverage
 from .errors import InputError
 from .export import csv as csv_export
 from .export import geojson, kml
@@ -157,8 +158,23 @@ def load_data(
 ) -> sources.OsmData:
     """Step 2: the OSM objects and water for ``area``, from files or Overpass."""
     if request.osm_files:
-        data = sources.read_files(
-            request.osm_files, request.water_files, area, catalogue, water=request.water_subtract
+        console.status("Reading " + ", ".join(Path(p).name for p in request.osm_files) + "…")
+        try:
+            data = sources.read_files(
+                request.osm_files,
+                request.water_files,
+                area,
+                catalogue,
+                water=request.water_subtract,
+            )
+        finally:
+            console.status(None)
+        check_coverage(
+            area,
+            request.osm_files,
+            [(e.lon, e.lat) for e in data.elements],
+            data.water,
+            console.warn,
         )
     else:
         data = sources.fetch_overpass(
@@ -185,7 +201,11 @@ def build(
     """Step 3: pick the stations (options, playing window and catalogue from ``request``)."""
     window = play_window(request)
     options = station_map_options(request)
-    candidates = elements_to_candidates(data.elements, catalogue, window)
+    console.status(f"Ranking {len(data.elements)} OSM objects…")
+    try:
+        candidates = elements_to_candidates(data.elements, catalogue, window)
+    finally:
+        console.status(None)
     result = build_station_map(
         area,
         candidates,
@@ -194,7 +214,14 @@ def build(
         exclusions=exclusions,
         progress=console.progress("Tuning the cluster cap"),
     )
-    result.settings.update(playing_hours=request.playing_hours, playing_days=request.playing_days)
+    result.settings.update(
+        playing_hours=request.playing_hours,
+        playing_days=request.playing_days,
+        tiers=format_tiers(options.tiers),
+    )
+    warning = band_warning(result, request)
+    if warning:
+        console.warn(warning)
     return result
 
 
@@ -241,6 +268,8 @@ def _metadata(result: StationMap) -> dict:
         "max_per_cluster": rules.max_per_cluster,
         "playing_hours": result.settings.get("playing_hours", "7am-7pm"),
         "playing_days": result.settings.get("playing_days", "sat,sun"),
+        # The wait tiers as --tiers text: calibrate pastes its suggestion in this form.
+        "tiers": result.settings.get("tiers", format_tiers(DEFAULT_TIERS)),
     }
 
 
@@ -309,14 +338,14 @@ def summary_lines(result: StationMap) -> list[str]:
         f"Stations: {len(stations)} in {result.cluster_count} clusters, from {len(cands)} candidates"
         + (f" (rejected: {rejected})" if rejected else "")
     ]
-    floor = AREA_FLOOR_KM2[result.game_size]
+    size = result.game_size
+    bounds = []
+    if size != "S":
+        bounds.append(f"≥ {AREA_FLOOR_KM2[size]:g} km²")
+    if size != "L":
+        bounds.append(f"< {AREA_FLOOR_KM2['L' if size == 'M' else 'M']:g} km²")
     how = (
-        f"inferred from the net area {result.net_area_km2:.1f} km² (≥ {floor:g} km²"
-        + (
-            f", < {AREA_FLOOR_KM2['L' if result.game_size == 'M' else 'M']:g} km²)"
-            if result.game_size != "L"
-            else ")"
-        )
+        f"inferred from the net area {result.net_area_km2:.1f} km² ({', '.join(bounds)})"
         if result.game_size_inferred
         else f"given (net area {result.net_area_km2:.1f} km²)"
     )
@@ -331,11 +360,50 @@ def summary_lines(result: StationMap) -> list[str]:
     lines.append(f"Cluster radius: {rules.cluster_radius_m:g} m; cap per cluster: {cap}")
     within, between = _closest(result)
     fmt = lambda d: "none this close" if d is None else f"{d:.1f} m"  # noqa: E731
+    if within is None and len(stations) and result.cluster_count == len(stations):
+        # No pair shares a cluster, so there is no distance within one to show.
+        one = "cap 1: " if rules.max_per_cluster == 1 else ""
+        inside = f"none within a cluster ({one}each cluster holds one station)"
+    else:
+        inside = f"{fmt(within)} within a cluster (rule ≥ {rules.min_spacing_m:g} m)"
     lines.append(
-        f"Closest stations: {fmt(within)} within a cluster (rule ≥ {rules.min_spacing_m:g} m), "
+        f"Closest stations: {inside}, "
         f"{fmt(between)} between clusters (rule ≥ {rules.cluster_gap_m:g} m)"
     )
     return lines
+
+
+#: "Far below" the game size's station band: fewer than this share of its lower end.
+FAR_BELOW_SHARE = 0.5
+
+
+def band_warning(result: StationMap, request: GenerateRequest) -> str | None:
+    """A warning when the map has far fewer stations than its game size's band, naming
+    what would add stations (None when the count is not far below)."""
+    lo, _hi = STATION_BANDS[result.game_size]
+    count = len(result.stations)
+    if count >= lo * FAR_BELOW_SHARE:
+        return None
+    helps = ["a larger play area"]
+    if request.only_categories:
+        helps.append("more categories (fewer --category, or none for all)")
+    else:
+        helps.append("more categories (--categories FILE)")
+    if not request.include_transit:
+        helps.append("transit stations (drop --no-transit)")
+    helps.append(
+        f"a smaller --min-spacing ({request.min_spacing:g} m) or --cluster-gap "
+        f"({request.cluster_gap:g} m)"
+    )
+    if request.max_per_cluster:
+        helps.append(f"a higher --max-per-cluster ({request.max_per_cluster})")
+    if not result.game_size_inferred:
+        helps.append("a smaller --game-size")
+    return (
+        f"only {count} station{'s' * (count != 1)}, far below the {lo}–"
+        f"{_hi if _hi < 10**8 else '…'} a game of size {result.game_size} aims for; "
+        "what would help: " + ", ".join(helps)
+    )
 
 
 def _closest(result: StationMap) -> tuple[float | None, float | None]:

@@ -1,4 +1,5 @@
-"""Play areas: read GeoJSON polygons, check them, repair what can be repaired.
+"""Play areas: read polygons (GeoJSON, or any format of :mod:`.areafiles`), check them,
+repair what can be repaired.
 
 Accepted: a Polygon, MultiPolygon, Feature, FeatureCollection or GeometryCollection
 of them (every part and hole is kept; parts are unioned). A closed LineString ring
@@ -296,13 +297,13 @@ def _positions(coords: Any) -> np.ndarray:
 def load_polygons(
     path: Path, warn: Warn = lambda _m: None, *, min_area_km2: float = MIN_PLAY_AREA_KM2
 ) -> BaseGeometry:
-    """Read a GeoJSON file of polygons (see :func:`parse_polygons`)."""
+    """Read a play-area file of polygons (see :func:`parse_polygons`).
+
+    Any format of :mod:`stations_generator.areafiles`: GeoJSON, KML/KMZ, GPX, shapefile,
+    GeoPackage and the other files GDAL reads; every format is checked the same way.
+    """
+    from .areafiles import read_area_file
+
     path = Path(path)
-    data = jsonio.read_json_file(
-        path,
-        "GeoJSON",
-        label=repr(path.name),
-        limit=MAX_GEOJSON_BYTES,
-        fix="give a GeoJSON file (.geojson) saved as UTF-8",
-    )
+    data = read_area_file(path, repr(path.name), warn)
     return parse_polygons(data, repr(path.name), warn, min_area_km2=min_area_km2)

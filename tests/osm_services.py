@@ -28,8 +28,7 @@ What they serve:
 * **Nominatim ``/search``** — for "Sioux Falls, South Dakota", one result shaped as
   Nominatim's ``format=json&polygon_geojson=1`` answer (what ``osmnx.geocode_to_gdf``
   requests), whose polygon is the bundled Sioux Falls play area
-  (``zones/sioux-falls.geojson``: a closed ring there, served as the Polygon it
-  encloses, as Nominatim would); any other query gets ``[]``. The response is built,
+  (``zones/sioux-falls.geojson``, served as the Polygon it is, as Nominatim would); any other query gets ``[]``. The response is built,
   not recorded: its polygon is the play area, not the city's boundary.
 
 A relation query for any other id gets an empty element list, as Overpass answers for

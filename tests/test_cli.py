@@ -172,7 +172,7 @@ def test_point_instead_of_polygon(tmp_path):
 
 
 def test_swapped_lat_lon(tmp_path):
-    ring = json.loads(ZONE.read_text())["features"][0]["geometry"]["coordinates"]
+    ring = json.loads(ZONE.read_text())["features"][0]["geometry"]["coordinates"][0]
     path = tmp_path / "swapped.geojson"
     path.write_text(json.dumps({"type": "Polygon", "coordinates": [[[b, a] for a, b in ring]]}))
     _bad(tmp_path, [path, *OFFLINE], "swap them")

@@ -246,7 +246,8 @@ def test_osm_and_online_together_is_an_error(stations_file):
 
 def test_calibrate_writes_plot_and_table(stations_file, tmp_path):
     out = tmp_path / "cal"
-    args = ("calibrate", stations_file, "--osm", HELSINKI, "--pairs", 60, "--seed", 5, "-o", out)
+    args = ("calibrate", stations_file, "--osm", HELSINKI, "--pairs", 60, "--seed", 5,
+            "--transit-in-play", "-o", out)  # fmt: skip
     result = run(*args)
     assert result.exit_code == 0, result.output
     png = (out / "calibration.png").read_bytes()

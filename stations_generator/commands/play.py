@@ -11,6 +11,7 @@ prints as one line.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import functools
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..core.density import DEFAULT_TIERS, WaitTier, format_tiers, parse_tiers
 from ..core.departure import (
     DEFAULT_TABLE,
     DEFAULT_TABLE_SPEC,
@@ -43,6 +45,7 @@ from ..core.drive import (
     GreatCircleDriveTimes,
     ItineraryPlan,
     RoadDriveTimes,
+    TierSummary,
     arrival_cooldown,
     clock_json,
     format_clock,
@@ -71,6 +74,11 @@ WIDTH = 60
 """Widest text line printed (a phone terminal in portrait is ~60 columns)."""
 
 DAY_S = 86400
+
+#: Whether real transit is in play unless told (the same for roll, route and calibrate):
+#: the arrival cooldown is a house rule for games that also use real transit, so it is
+#: asked for (--transit-in-play), never assumed.
+TRANSIT_IN_PLAY = False
 
 CALIBRATION_PNG = "calibration.png"
 CALIBRATION_CSV = "calibration.csv"
@@ -190,6 +198,16 @@ class RoadOptions:
     overpass_timeout: float = 300.0
 
 
+@contextlib.contextmanager
+def status(console: Console, message: str):
+    """A status line on a terminal while a step runs (cleared after; silent in pipes)."""
+    console.status(message + "…")
+    try:
+        yield
+    finally:
+        console.status(None)
+
+
 def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions) -> DriveTimes:
     if roads.osm is not None and roads.online:
         raise InputError("give either --osm EXTRACT or --online for the roads, not both")
@@ -197,8 +215,10 @@ def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions)
         from ..osm.roads import read_drive_graph
 
         console.detail(f"reading the drivable roads of {roads.osm}")
-        graph = read_drive_graph(roads.osm, bbox=_bbox(station_map))
-        times = RoadDriveTimes(graph, fallback_speed_kph=roads.speed, source=roads.osm.name)
+        with status(console, f"Reading the drivable roads of {roads.osm.name}"):
+            graph = read_drive_graph(roads.osm, bbox=_bbox(station_map))
+        with status(console, "Building the road graph"):
+            times = RoadDriveTimes(graph, fallback_speed_kph=roads.speed, source=roads.osm.name)
         console.detail(times.describe())
         return times
     if roads.online:
@@ -221,7 +241,8 @@ def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions)
             status=console.status,
         )
         graph = fetch_drive_graph(area, client=client)
-        return RoadDriveTimes(graph, fallback_speed_kph=roads.speed, source="Overpass")
+        with status(console, "Building the road graph"):
+            return RoadDriveTimes(graph, fallback_speed_kph=roads.speed, source="Overpass")
     console.warn(
         f"no roads given (--osm EXTRACT or --online): drive times are great-circle "
         f"estimates at an assumed {roads.speed:g} km/h"
@@ -341,8 +362,9 @@ def _parse_drove(text: str) -> tuple[int, int]:
     help="By-request ride: minutes it takes to arrive; prints when to request it.",
 )
 @click.option(
-    "--transit-in-play",
-    is_flag=True,
+    "--transit-in-play/--no-transit-in-play",
+    default=TRANSIT_IN_PLAY,
+    show_default=True,
     help="Real transit is in play: wait 2× your last drive (--drove) before rolling.",
 )
 @click.option(
@@ -592,8 +614,9 @@ def _route_json(plan: ItineraryPlan, source: str, table: DepartureTable) -> dict
 @_road_options
 @click.option("--at", "at", metavar="HH:MM", help="Start a timeline at this clock time.")
 @click.option(
-    "--transit-in-play",
-    is_flag=True,
+    "--transit-in-play/--no-transit-in-play",
+    default=TRANSIT_IN_PLAY,
+    show_default=True,
     help="Real transit is in play: wait 2× each route's drive at its destination.",
 )
 @_table_option
@@ -628,13 +651,14 @@ def route(
     itinerary, matches = plan_itinerary(groups, station_map.stations)
     _mention_fuzzy(console, matches)
     times = _drive_times(console, station_map, roads)
-    plan = plan_routes(
-        itinerary,
-        times,
-        table=table,
-        transit_in_play=transit_in_play,
-        start_s=float(start) if start is not None else None,
-    )
+    with status(console, "Timing the drives"):
+        plan = plan_routes(
+            itinerary,
+            times,
+            table=table,
+            transit_in_play=transit_in_play,
+            start_s=float(start) if start is not None else None,
+        )
     if as_json:
         click.echo(
             json.dumps(_route_json(plan, times.describe(), table), ensure_ascii=False, indent=2)
@@ -736,7 +760,59 @@ def _calibration_png(cal: Calibration, title: str) -> bytes:
     return buf.getvalue()
 
 
-def _calibration_text(cal: Calibration, name: str, source: str) -> list[str]:
+def map_tiers(station_map: StationFile) -> tuple[WaitTier, ...] | None:
+    """The wait tiers a map was generated with: its metadata's ``tiers`` text, or the
+    default tiers when its tier names are the defaults' (maps written before it was kept)."""
+    text = station_map.metadata.get("tiers")
+    if isinstance(text, str):
+        try:
+            return parse_tiers(text)
+        except ValueError:
+            return None
+    names = {s.density_tier for s in station_map.stations if s.density_tier}
+    return DEFAULT_TIERS if names <= {t.name for t in DEFAULT_TIERS} else None
+
+
+def suggested_tiers(
+    cal: Calibration, tiers: Sequence[WaitTier] | None
+) -> list[tuple[TierSummary, tuple[int, int]]]:
+    """Each calibrated tier with the wait range to use, densest first and monotone: a
+    sparser tier never waits less than a denser one (its range is raised to the denser
+    tier's where the per-tier suggestion would dip below it)."""
+    rank = {t.name: k for k, t in enumerate(tiers or ())}
+    ordered = sorted(cal.tiers, key=lambda t: (rank.get(t.tier, len(rank)), cal.tiers.index(t)))
+    out = []
+    floor_lo = floor_hi = 0
+    for t in ordered:
+        lo, hi = t.suggestion if t.suggestion is not None else (t.wait_min, t.wait_max)
+        if t.suggestion is not None and t.suggestion[1] == 0:
+            lo, hi = t.wait_min, t.wait_max  # no wait fits: keep it unless a denser tier forces
+        lo, hi = max(lo, floor_lo), max(hi, floor_hi)
+        out.append((t, (lo, hi)))
+        floor_lo, floor_hi = lo, hi
+    return out
+
+
+def _tiers_spec(
+    proposal: list[tuple[TierSummary, tuple[int, int]]], tiers: Sequence[WaitTier] | None
+) -> str | None:
+    """The proposal as paste-ready ``--tiers`` text (tiers the pairs missed kept as they were)."""
+    if tiers is None:
+        return None
+    new = {t.tier: rng for t, rng in proposal}
+    out = []
+    for t in tiers:
+        lo, hi = new.get(t.name, (t.wait_min, t.wait_max))
+        out.append(WaitTier(t.name, t.min_nearby, lo, hi))
+    try:
+        return format_tiers(out)
+    except ValueError:
+        return None
+
+
+def _calibration_text(
+    cal: Calibration, name: str, source: str, tiers: Sequence[WaitTier] | None = None
+) -> list[str]:
     lo, hi = cal.drive_range
     n_stations = len({p.origin.id for p in cal.pairs} | {p.destination.id for p in cal.pairs})
     lines = _wrap(f"Calibration of {name}: {len(cal.pairs)} pairs, {n_stations} stations", "  ")
@@ -764,26 +840,32 @@ def _calibration_text(cal: Calibration, name: str, source: str) -> list[str]:
         lines.append(
             f"Overall {overall / len(cal.pairs) * 100:.0f}% of pairs within {lo:g}–{hi:g}×."
         )
-    off = [t for t in cal.tiers if t.suggestion is not None]
-    if off:
+    proposal = suggested_tiers(cal, tiers)
+    changed = [(t, rng) for t, rng in proposal if rng != (t.wait_min, t.wait_max)]
+    if changed:
         lines.append("")
         lines.append("Suggested wait ranges (regenerate with --tiers):")
-        for t in off:
-            assert t.suggestion is not None
-            new_lo, new_hi = t.suggestion
-            why = "waits too long" if t.verdict == "too slow" else "waits too short"
-            if new_hi == 0:
-                lines += _wrap(
-                    f"  {t.tier}: {why}, and no wait fits: drive + cooldown alone exceed "
-                    f"{hi:g}× drive",
-                    "    ",
-                )
+        for t, (new_lo, new_hi) in changed:
+            if t.suggestion is None or t.suggestion != (new_lo, new_hi):
+                why = "raised so that it waits no less than a denser tier"
+                if t.suggestion is not None and t.suggestion[1] == 0:
+                    why = "no wait fits: drive + cooldown alone exceed the rules; " + why
             else:
-                lines += _wrap(
-                    f"  {t.tier}: {t.wait_min}–{t.wait_max} → {new_lo}–{new_hi} min ({why} "
-                    f"for a median drive of {t.median_drive_s / 60:.1f} min)",
-                    "    ",
-                )
+                why = "waits too long" if t.verdict == "too slow" else "waits too short"
+                why += f" for a median drive of {t.median_drive_s / 60:.1f} min"
+            lines += _wrap(
+                f"  {t.tier}: {t.wait_min}–{t.wait_max} → {new_lo}–{new_hi} min ({why})", "    "
+            )
+        spec = _tiers_spec(proposal, tiers)
+        if spec:
+            lines.append("Paste into generate:")
+            lines += _wrap(f"  --tiers {spec}", "    ")
+        else:
+            lines += _wrap(
+                "  (the map does not record its tiers' MIN_NEARBY; write --tiers "
+                "NAME:MIN_NEARBY:MIN-MAX with the ranges above)",
+                "   ",
+            )
     elif cal.tiers:
         lines.append("No tier is far off: keep the wait ranges.")
     if cal.skipped:
@@ -813,9 +895,9 @@ def _calibration_text(cal: Calibration, name: str, source: str) -> list[str]:
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for the pair sample.")
 @click.option(
     "--transit-in-play/--no-transit-in-play",
-    default=True,
+    default=TRANSIT_IN_PLAY,
     show_default=True,
-    help="Count the 2× arrival cooldown in the door-to-door time.",
+    help="Real transit is in play: count the 2× arrival cooldown in the door-to-door time.",
 )
 @_table_option
 @click.option(
@@ -858,19 +940,22 @@ def calibrate(
             raise InputError(f"{station_map.source} has one station; calibration needs pairs")
         times = _drive_times(console, station_map, roads)
         chosen = sample_pairs(station_map.stations, pairs, random.Random(seed))
-        cal = run_calibration(
-            chosen,
-            times,
-            table=table,
-            cooldown_factor=COOLDOWN_FACTOR if transit_in_play else 0.0,
-            target_factor=TRANSIT_FACTOR,
-            drive_range=TRANSIT_RANGE,
-        )
+        with status(console, f"Timing {len(chosen)} drives"):
+            cal = run_calibration(
+                chosen,
+                times,
+                table=table,
+                cooldown_factor=COOLDOWN_FACTOR if transit_in_play else 0.0,
+                target_factor=TRANSIT_FACTOR,
+                drive_range=TRANSIT_RANGE,
+            )
         if not cal.pairs:
             raise InputError("no station pair has a drive time above zero; nothing to calibrate")
         name = map_path.as_posix()
         title = f"{_fit(name, 50)}: vehicle door to door vs transit target"
+        with status(console, "Drawing calibration.png"):
+            png = _calibration_png(cal, title)
         outputs.write_bytes(CALIBRATION_CSV, _calibration_csv(cal).encode("utf-8"))
-        outputs.write_bytes(CALIBRATION_PNG, _calibration_png(cal, title))
-    _echo_lines(_calibration_text(cal, name, times.describe()))
+        outputs.write_bytes(CALIBRATION_PNG, png)
+    _echo_lines(_calibration_text(cal, name, times.describe(), map_tiers(station_map)))
     console.info("Wrote " + ", ".join(str(p) for p in outputs.written))

@@ -45,7 +45,7 @@ _MAP_OPTIONS = [
     click.option(
         "--play-area",
         type=click.Path(path_type=Path),
-        help="GeoJSON play area (overrides the game's; a question list needs one, or --stations/--osm).",
+        help="Play-area file, GeoJSON/KML/KMZ/GPX/shapefile/GeoPackage (overrides the game's; a question list needs one, or --stations/--osm).",
     ),
     click.option(
         "--stations",

@@ -34,6 +34,7 @@ from ..core.report import (
     report_subjects,
     subject_places,
 )
+from ..coverage import check_coverage
 from ..errors import InputError
 from ..export.atomic import output_set
 from ..export.folium_map import add_area, offline_map, render_station_map
@@ -286,6 +287,7 @@ def _build_report(console, play_area: Path, osm_files, category_files, margin: f
     catalogue = report_catalogue(load_catalogue(category_files))
     data = sources.read_files(osm_files, (), _reading_box(area, margin), catalogue, water=False)
     console.detail(f"read {len(data.elements)} OSM objects from " + ", ".join(data.sources))
+    check_coverage(area, osm_files, [(e.lon, e.lat) for e in data.elements], warn=console.warn)
     places = subject_places(data.elements, catalogue)
     notes = [
         n

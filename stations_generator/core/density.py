@@ -56,6 +56,13 @@ def parse_tiers(text: str) -> tuple[WaitTier, ...]:
     return validate_tiers(tiers)
 
 
+def format_tiers(tiers: Sequence[WaitTier]) -> str:
+    """The ``--tiers`` text of ``tiers`` (densest first); :func:`parse_tiers` reads it back."""
+    return ",".join(
+        f"{t.name}:{t.min_nearby}:{t.wait_min}-{t.wait_max}" for t in validate_tiers(tiers)
+    )
+
+
 def validate_tiers(tiers: Sequence[WaitTier]) -> tuple[WaitTier, ...]:
     """Sort tiers densest first and check they cover every count from 0."""
     ordered = tuple(sorted(tiers, key=lambda t: -t.min_nearby))

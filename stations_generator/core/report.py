@@ -128,8 +128,9 @@ MEASURING_SUBJECTS = frozenset(
     }
 )
 
+# Major city is a catalogue subject (place=city), counted in the table like any other, so
+# it is not listed here too (issue 13: it was in both, once as "none", once "not assessed").
 NOT_ASSESSED: dict[str, str] = {
-    "major_city": "needs place=city data and a population threshold",
     "coastline": "needs coastline geometry",
     "body_of_water": "needs water geometry beyond the area",
     "admin_border": "needs administrative boundaries",

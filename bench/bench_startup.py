@@ -1,0 +1,80 @@
+"""Benchmark: start-up of the command line, and which heavy modules each path imports.
+
+Runs, each in a fresh interpreter (the median of N runs, wall clock):
+
+* ``stations-generator --help``;
+* ``stations-generator generate zones/liechtenstein.geojson --osm <the bundled extract>``;
+* ``import stations_generator; dir(stations_generator)`` (the lazy public API);
+
+and reports whether osmnx (the road-graph library, ~10 s to import on a cold machine)
+was imported: it must not be on these paths. Compare a checkout before and after a
+change by running this script in each.
+
+    python bench/bench_startup.py [RUNS]
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTRACT = ROOT / "tests" / "data" / "osm-extracts" / "liechtenstein-2013-08.osm.pbf"
+AREA = ROOT / "zones" / "liechtenstein.geojson"
+HEAVY = ("osmnx", "networkx", "geopandas", "folium", "matplotlib", "shapely", "pandas")
+PROBE = """
+import sys
+argv = sys.argv[1:]
+if argv == ["--import"]:
+    import stations_generator
+    dir(stations_generator)
+else:
+    from stations_generator.cli import main
+    try:
+        main(argv)
+    except SystemExit as exc:
+        if exc.code:
+            raise
+print(" ".join(m for m in {heavy!r} if m in sys.modules))
+"""
+
+
+def run(args: list[str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    return time.perf_counter() - started, done.stdout.strip().splitlines()[-1:]
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = {
+            "--help": ["--help"],
+            "generate --osm": ["-q", "generate", str(AREA), "--osm", str(EXTRACT), "-o", tmp],
+            "import + dir()": ["--import"],
+        }
+        print(f"{'path':<16}{'median s':>10}{'min s':>8}  heavy modules imported")
+        for name, args in cases.items():
+            times, heavy = [], []
+            for _ in range(runs):
+                seconds, heavy = run(args)
+                times.append(seconds)
+            modules = heavy[0] if heavy else ""
+            flag = "  <- osmnx!" if "osmnx" in modules.split() else ""
+            print(
+                f"{name:<16}{statistics.median(times):>10.2f}{min(times):>8.2f}  {modules or '-'}{flag}"
+            )
+
+
+if __name__ == "__main__":
+    main()
