@@ -7,6 +7,7 @@ messages of bad input.
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 from pathlib import Path
@@ -359,3 +360,33 @@ def test_concurrent_requests_are_safe(client):
     for t in threads:
         t.join()
     assert failures == []
+
+
+# --------------------------------------------------------------- play-area files
+
+
+@pytest.mark.parametrize("fmt", ["kml", "kmz", "gpx"])
+def test_area_files_are_read_by_the_cli_reader(client, tmp_path, fmt):
+    from test_area_formats import write_format
+
+    path = write_format(SIOUX_AREA, tmp_path, fmt)
+    spec = {"name": path.name, "base64": base64.b64encode(path.read_bytes()).decode()}
+    body = {**sioux_body(), "play_area": None, "name": None, "play_area_file": spec}
+    answer = client.post("/api/stationmap/file/stations.kml", json=body)
+    assert answer.status_code == 200, answer.text[:300]
+    generate(tmp_path / "out", path)
+    assert answer.content == (tmp_path / "out" / "stations.kml").read_bytes()
+
+
+@pytest.mark.parametrize("name", ["empty.kml", "nothing.kml", "pins.kml", "broken.kml", "bomb.kml"])
+def test_bad_area_files_get_the_cli_message(client, tmp_path, name):
+    from test_area_formats import BAD
+
+    raw = BAD[name][0]
+    (tmp_path / name).write_bytes(raw)
+    spec = {"name": "../../" + name, "base64": base64.b64encode(raw).decode()}
+    body = {**sioux_body(), "play_area": None, "play_area_file": spec}
+    message = _error(client.post("/api/stationmap", json=body), 400)
+    assert message == error_line(cli("generate", tmp_path / name, "-o", tmp_path / "o"))
+    bad = {**body, "play_area_file": {"name": name, "base64": "%%%"}}
+    assert "not base64" in _error(client.post("/api/stationmap", json=bad))

@@ -70,8 +70,14 @@ def test_relation_and_place_equal_the_cli(online, tmp_path):
         assert kml.content == (out / "stations.kml").read_bytes()
 
 
-def test_an_overpass_failure_is_502_with_the_cli_message(online, tmp_path):
-    client, running, env = online
+def test_an_overpass_failure_is_502_with_the_cli_message(local_services, tmp_path, monkeypatch):
+    running, env = local_services
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    # A short deadline: the retries of a 504 end within it, in the server as in the CLI.
+    client = TestClient(
+        create_app(config(online=True, overpass_urls=(running.overpass_url,), overpass_timeout=2.0))
+    )
     running.fault("overpass", "504")
     answer = client.post("/api/stationmap", json=_body(osm_relation=1155955))
     assert answer.status_code == 502
@@ -81,7 +87,11 @@ def test_an_overpass_failure_is_502_with_the_cli_message(online, tmp_path):
 
     result = CliRunner().invoke(
         main,
-        ["generate", "--osm-relation", "1155955", "-o", str(tmp_path / "o"), "--no-cache"],
+        [
+            "generate",
+            *("--osm-relation", "1155955", "--overpass-timeout", "2"),
+            *("-o", str(tmp_path / "o"), "--no-cache"),
+        ],
         env=env,
     )
     assert answer.json()["error"] == error_line(result)

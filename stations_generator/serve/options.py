@@ -86,7 +86,7 @@ def convert_settings(settings: Any) -> dict[str, Any]:
     """The page's settings as ``GenerateRequest`` keyword values, checked as the CLI checks them.
 
     Missing or ``null`` settings take the CLI's default. Raises :class:`InputError` with
-    click's own message (``Invalid value for '--min-spacing': …``) for a bad value, or
+    click's own message (``invalid value for '--min-spacing': …``) for a bad value, or
     for a setting the page does not know.
     """
     if settings is None:
@@ -107,22 +107,26 @@ def convert_settings(settings: Any) -> dict[str, Any]:
             raw = None
         if p.is_flag:
             if raw is not None and not isinstance(raw, bool):
-                raise InputError(f"Invalid value for {p.opts[0]!r}: give true or false")
+                raise InputError(f"invalid value for {p.opts[0]!r}: give true or false")
             raw = bool(raw)
         elif p.multiple:
             if raw is None:
                 raw = ()
             if not isinstance(raw, list | tuple) or not all(isinstance(v, str) for v in raw):
-                raise InputError(f"Invalid value for {p.opts[0]!r}: give a list of names")
+                raise InputError(f"invalid value for {p.opts[0]!r}: give a list of names")
         elif raw is not None and not isinstance(raw, str | int | float) or isinstance(raw, bool):
-            raise InputError(f"Invalid value for {p.opts[0]!r}: give a number or a text")
+            raise InputError(f"invalid value for {p.opts[0]!r}: give a number or a text")
         if raw is None:
             default = p.get_default(ctx)
             raw = default if isinstance(default, str | int | float | tuple | list) else None
         try:
             value = p.process_value(ctx, raw)
         except click.BadParameter as exc:
-            raise InputError(f"Invalid value for {max(p.opts, key=len)!r}: {exc.message}") from None
+            from ..cli import click_error_line
+
+            exc.ctx = None  # the page has no --help to point to
+            exc.param = exc.param or p
+            raise InputError(click_error_line(exc).removeprefix("error: ")) from None
         values[name] = (
             value if isinstance(value, str | int | float | tuple | list | dt.date) else None
         )

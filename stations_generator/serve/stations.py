@@ -8,7 +8,11 @@ candidates made from it. A settings change re-runs only the selection.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
 import re
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -20,15 +24,14 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from .. import generate as gen
-from ..core.candidates import elements_to_candidates
 from ..core.gamesize import HIDING_RADIUS_M
 from ..core.geodesy import geodesic_area_km2
-from ..core.stationmap import StationMap, build_station_map
+from ..core.stationmap import StationMap
 from ..errors import InputError
 from ..export import geojson
 from ..osm import overpass, sources
 from ..osm.nominatim import NominatimClient
-from ..playarea import parse_polygons
+from ..playarea import load_polygons, parse_polygons
 from .cache import Cache, FileDigests, digest
 from .options import convert_settings
 
@@ -227,7 +230,6 @@ class StationMapService:
         self.config = config
         self._areas = Cache(16)
         self._data = Cache(8)
-        self._candidates = Cache(16)
         self._maps = Cache(32)
         self._unions = Cache(8)
         self.progress = Progress()
@@ -245,12 +247,43 @@ class StationMapService:
             status=console.status,
         )
 
+    def _area_file(self, spec: Any, console: _Console) -> tuple[BaseGeometry, str]:
+        """A play-area file as the page read it (``{name, base64}``), read by the CLI's own
+        reader for its format (GeoJSON, KML/KMZ, GPX, shapefile, GeoPackage…)."""
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+            raise InputError("play_area_file must be {name: the file's name, base64: its bytes}")
+        name = Path(spec["name"].replace("\\", "/")).name
+        if not name or name in (".", ".."):
+            raise InputError("play_area_file needs the file's name, e.g. area.kml")
+        try:
+            raw = base64.b64decode(str(spec.get("base64", "")), validate=True)
+        except (ValueError, binascii.Error):
+            raise InputError(f"{name!r}: play_area_file.base64 is not base64") from None
+        key = digest("area-file", name, hashlib.sha256(raw).hexdigest())
+
+        def read() -> tuple[BaseGeometry, list[str]]:
+            warned: list[str] = []
+            with tempfile.TemporaryDirectory(prefix="stations-generator-area-") as tmp:
+                path = Path(tmp) / name
+                path.write_bytes(raw)
+                area = load_polygons(path, warned.append)
+            return area, warned
+
+        area, warned = self._areas.get(key, read)
+        for w in warned:
+            console.warn(w)
+        return area, name.split(".")[0]
+
     def _area(self, body: dict, console: _Console) -> tuple[BaseGeometry, str]:
-        given = [k for k in ("play_area", "osm_relation", "place") if body.get(k) is not None]
+        keys = ("play_area", "play_area_file", "osm_relation", "place")
+        given = [k for k in keys if body.get(k) is not None]
         if len(given) != 1:
             raise InputError(
-                "give exactly one of play_area (GeoJSON), osm_relation (an id) or place (a name)"
+                "give exactly one of play_area (GeoJSON), play_area_file (a file), "
+                "osm_relation (an id) or place (a name)"
             )
+        if body.get("play_area_file") is not None:
+            return self._area_file(body["play_area_file"], console)
         name = body.get("name")
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise InputError("name must be a non-empty text (the play area's file name)")
@@ -343,7 +376,7 @@ class StationMapService:
         ]
         key = digest("data", area_key, files_key, catalogue.station_names, request.water_subtract)
 
-        def read() -> sources.OsmData:
+        def read() -> tuple[sources.OsmData, list[str]]:
             if not request.osm_files:
                 if not c.online:
                     raise InputError(
@@ -356,9 +389,14 @@ class StationMapService:
                         f"{c.max_online_km2:,.0f} km² fetched online; use an OSM extract "
                         "(serve --osm FILE) or a smaller area"
                     )
-            return gen.load_data(request, console, area, catalogue)
+            loading = _Console(console._progress)  # noqa: SLF001 - same progress sink
+            data = gen.load_data(request, loading, area, catalogue)
+            return data, loading.warnings
 
-        return key, self._data.get(key, read)
+        data, warned = self._data.get(key, read)
+        for w in warned:  # the coverage warnings of the (cached) read, on every map
+            console.warn(w)
+        return key, data
 
     def _water(self, data_key: str, data: sources.OsmData) -> tuple[BaseGeometry, ...]:
         """The data's water as one union, made once per data (``build_station_map`` unions
@@ -374,35 +412,20 @@ class StationMapService:
         options, the catalogue, the area, the OSM data, the selection.
         """
         request, area, name, exclusions, console = self.request_for(body)
-        window = gen.play_window(request)
+        gen.play_window(request)
         options = gen.station_map_options(request)
         catalogue = gen.select_catalogue(request)
         data_key, data = self._osm_data(
             request, area, catalogue, digest(shapely.to_wkb(area, hex=True)), console
         )
-        cand_key = digest(
-            "candidates", data_key, request.playing_hours, request.playing_days, request.play_date
-        )
-        # Candidates depend on the data and the playing window only: a change of the
-        # spacing or cluster settings re-runs the selection alone.
-        candidates = self._candidates.get(
-            cand_key, lambda: elements_to_candidates(data.elements, catalogue, window)
-        )
         excl_key = [shapely.to_wkb(e, hex=True) for e in exclusions]
-        key = digest("map", cand_key, excl_key, repr(options), name, repr(request))
+        key = digest("map", data_key, excl_key, repr(options), name, repr(request))
 
         def run() -> Built:
-            result = build_station_map(
-                area,
-                candidates.copy(),
-                options,
-                water=self._water(data_key, data) if request.water_subtract else (),
-                exclusions=exclusions,
-            )
-            # As generate.build does: the window goes into the files' metadata.
-            result.settings.update(
-                playing_hours=request.playing_hours, playing_days=request.playing_days
-            )
+            # generate's own step 3, on the cached data (its water unioned once).
+            water = self._water(data_key, data) if request.water_subtract else []
+            cached = sources.OsmData(data.elements, list(water), data.sources)
+            result = gen.build(request, console, area, exclusions, cached, catalogue)
             return Built(key, request, result, name, console.warnings)
 
         return self._maps.get(key, run)

@@ -92,6 +92,7 @@ $("edit-shapes").onclick = () => {
   map.pm.disableDraw(); map.pm.disableGlobalRemovalMode();
   if (sg.loadedArea) { // make the loaded file's polygons editable shapes
     loadedLayer.eachLayer((l) => { if (l instanceof L.Polygon) addShape(L.polygon(l.getLatLngs()), "area"); });
+    loadedLayer.clearLayers();
     setLoadedArea(null);
   }
   map.pm.toggleGlobalEditMode({ layerGroup: shapes });
@@ -113,12 +114,12 @@ function collection(role) {
 sg.areaGeoJSON = () => collection("area");
 sg.exclusionsGeoJSON = () => collection("exclusion");
 
-// A loaded play-area file: sent verbatim until a polygon is drawn (or Edit converts it).
+// A loaded play-area file: sent verbatim until a polygon is drawn (or Edit converts it);
+// the map shows the area as the server read it.
 const loadedLayer = L.geoJSON(null, { style: AREA_STYLE, interactive: false }).addTo(map);
-function setLoadedArea(data, name) {
-  sg.loadedArea = data ? { data, name } : null;
+function setLoadedArea(file) {
+  sg.loadedArea = file || null;
   loadedLayer.clearLayers();
-  if (data) loadedLayer.addData(data);
 }
 sg.setLoadedArea = setLoadedArea;
 
@@ -128,36 +129,18 @@ function loadShapes(fc, role) {
   });
 }
 
-// ------------------------------------------------------------------ KML (client side)
-
-function kmlToGeoJSON(text) {
-  const doc = new DOMParser().parseFromString(text, "application/xml");
-  if (doc.getElementsByTagName("parsererror").length) throw new Error("the KML file is not valid XML");
-  const ring = (node) => node.textContent.trim().split(/\s+/).map((t) => t.split(",").slice(0, 2).map(Number));
-  const features = [];
-  for (const poly of doc.getElementsByTagNameNS("*", "Polygon")) {
-    const outer = poly.getElementsByTagNameNS("*", "outerBoundaryIs")[0];
-    if (!outer) continue;
-    const rings = [ring(outer.getElementsByTagNameNS("*", "coordinates")[0])];
-    for (const inner of poly.getElementsByTagNameNS("*", "innerBoundaryIs")) {
-      rings.push(ring(inner.getElementsByTagNameNS("*", "coordinates")[0]));
-    }
-    features.push({ type: "Feature", properties: {}, geometry: { type: "Polygon", coordinates: rings } });
-  }
-  if (!features.length) throw new Error("the KML file has no Polygon; draw the play area as a polygon");
-  return { type: "FeatureCollection", features };
-}
-
 $("load-area").onchange = async (ev) => {
   const file = ev.target.files[0];
   if (!file) return;
   try {
-    const text = await file.text();
-    const fc = /\.kml$/i.test(file.name) ? kmlToGeoJSON(text) : JSON.parse(text);
+    // The file goes to the server as it is: the CLI's reader for its format (GeoJSON,
+    // KML/KMZ, GPX, zipped shapefile, GeoPackage…) checks and repairs it there.
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    let binary = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
     shapes.eachLayer((l) => { if (l.sgRole === "area") shapes.removeLayer(l); });
-    // The file goes to the server as it is (the CLI's reader checks and repairs it).
-    setLoadedArea(fc, file.name.replace(/\.kml$/i, ".geojson"));
-    map.fitBounds(loadedLayer.getBounds());
+    setLoadedArea({ name: file.name, base64: btoa(binary) });
+    sg.fitLoaded = true;
     changed();
   } catch (e) {
     showError("error", `${file.name}: ${e.message}`);
@@ -236,10 +219,8 @@ function requestBody() {
   const rel = $("osm-relation").value.trim(), place = $("place").value.trim();
   if (rel) body.osm_relation = Number(rel);
   else if (place) body.place = place;
-  else if (sg.loadedArea && !sg.areaGeoJSON()) {
-    body.play_area = sg.loadedArea.data;
-    body.name = sg.loadedArea.name;
-  } else body.play_area = sg.areaGeoJSON();
+  else if (sg.loadedArea && !sg.areaGeoJSON()) body.play_area_file = sg.loadedArea;
+  else body.play_area = sg.areaGeoJSON();
   const excl = sg.exclusionsGeoJSON();
   if (excl) body.exclusions = excl;
   return body;
@@ -262,14 +243,13 @@ function restore() {
   if (!state) return false;
   if (state.area) loadShapes(state.area, "area");
   if (state.exclusions) loadShapes(state.exclusions, "exclusion");
-  if (state.loaded) setLoadedArea(state.loaded.data, state.loaded.name);
+  if (state.loaded) { setLoadedArea(state.loaded); sg.fitLoaded = true; }
   writeSettings(state.settings || {});
   for (const c of document.querySelectorAll(".src-osm")) c.checked = (state.osm || []).includes(c.value);
   for (const c of document.querySelectorAll(".src-water")) c.checked = (state.water || []).includes(c.value);
   $("osm-relation").value = state.relation || "";
   $("place").value = state.place || "";
   if (shapes.getLayers().length) map.fitBounds(shapes.getBounds());
-  else if (sg.loadedArea) map.fitBounds(loadedLayer.getBounds());
   if (state.game) setGame(state.game.doc, state.game.name, state.game.hidden, false);
   if (state.view) showView(state.view);
   return true;
@@ -287,7 +267,7 @@ sg.changed = changed;
 
 async function regenerate() {
   const body = requestBody();
-  if (!body.play_area && !body.osm_relation && !body.place) {
+  if (!body.play_area && !body.play_area_file && !body.osm_relation && !body.place) {
     $("status").textContent = "Draw or load a play area.";
     for (const l of Object.values(stationLayers)) l.clearLayers();
     sg.result = null;
@@ -330,6 +310,10 @@ function drawStationMap(data) {
   for (const l of Object.values(stationLayers)) l.clearLayers();
   const fc = data.station_map;
   const first = {};
+  const area = fc.features.find((f) => f.properties && f.properties.role === "play_area");
+  loadedLayer.clearLayers();
+  if (area && !shapes.getLayers().some((l) => l.sgRole === "area")) loadedLayer.addData(area);
+  if (sg.fitLoaded && loadedLayer.getLayers().length) { map.fitBounds(loadedLayer.getBounds()); sg.fitLoaded = false; }
   for (const f of fc.features) {
     if (f.geometry.type !== "Point") continue;
     const p = f.properties, ll = [f.geometry.coordinates[1], f.geometry.coordinates[0]];
@@ -541,7 +525,7 @@ $("game-from-map").onclick = () => {
   const body = sg.resultBody;
   const doc = {
     format: "stations-generator-game/1", rules: "official", game_size: sg.result.game_size,
-    play_area: body.play_area || sg.result.station_map.features.find((f) => f.properties && f.properties.role === "play_area").geometry,
+    play_area: sg.result.station_map.features.find((f) => f.properties && f.properties.role === "play_area").geometry,
     osm: body.osm, stations: "generated:" + sg.result.key, questions: [],
   };
   setGame(doc, "game.json", []);
