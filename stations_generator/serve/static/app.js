@@ -202,11 +202,13 @@ function writeSettings(settings) {
 function sourceChoices() {
   const box = $("sources");
   box.replaceChildren();
-  const add = (name, role) => box.append(el("label", {},
-    el("input", { type: "checkbox", class: "src-" + role, value: name, checked: true, on: { change: changed } }),
+  const add = (name, role, checked) => box.append(el("label", {},
+    el("input", { type: "checkbox", class: "src-" + role, value: name, checked, on: { change: changed } }),
     ` ${role === "osm" ? "OSM" : "water"}: ${name}`));
-  for (const n of sg.config.osm_files) add(n, "osm");
-  for (const n of sg.config.water_files) add(n, "water");
+  // The first extract by default: an extract that misses the area only adds a warning.
+  sg.config.osm_files.forEach((n, i) => add(n, "osm", i === 0));
+  for (const n of sg.config.water_files) add(n, "water", true);
+  box.append(el("p", { class: "help" }, "Tick the extracts that cover the play area (serve --osm / --water)."));
   if (!sg.config.osm_files.length) box.append(el("p", { class: "help" },
     sg.config.online ? "No --osm file: stations are fetched from Overpass (cached)." : "No --osm file and offline."));
 }
