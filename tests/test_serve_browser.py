@@ -162,6 +162,19 @@ def test_station_map_view(browser_page, tmp_path, tmp_path_factory):
     corners = [tuple(p) for p in ring[:-1]]
     _fit(page, corners)
 
+    # Load the play area as a KML file: read by the CLI's reader, the same map.
+    from test_area_formats import write_format
+
+    kml = write_format(SIOUX_AREA, tmp_path, "kml")
+    before = _rendered(page)
+    page.set_input_files("#load-area", str(kml))
+    result = _wait_render(page, before)
+    generate(tmp_path / "kml-out", kml)
+    assert (
+        _download(page, "#dl-stations-kml") == (tmp_path / "kml-out" / "stations.kml").read_bytes()
+    )
+    page.click("#clear-shapes")
+
     # Draw the Sioux Falls play area with the mouse: the CLI on that polygon agrees.
     before = _rendered(page)
     _draw(page, "#draw-area", corners)
