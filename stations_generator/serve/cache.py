@@ -26,6 +26,11 @@ class Cache:
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
+    def peek(self, key: str) -> Any:
+        """The cached value of ``key`` or None, without computing it."""
+        with self._lock:
+            return self._values.get(key)
+
     def get(self, key: str, compute: Callable[[], T]) -> T:
         with self._lock:
             if key in self._values:

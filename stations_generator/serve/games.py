@@ -10,9 +10,10 @@ questions are rebuilt on each request, so adding a question does not re-read the
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
-import json
 import re
+import shutil
 import tempfile
 import threading
 from pathlib import Path
@@ -55,6 +56,7 @@ class GameService:
         self._maps = Cache(8)
         self._whole = Cache(8)
         self._tmp = Path(tempfile.mkdtemp(prefix="stations-generator-serve-"))
+        atexit.register(shutil.rmtree, self._tmp, ignore_errors=True)
 
     # -- reading -------------------------------------------------------------------
 
@@ -84,7 +86,7 @@ class GameService:
             return value
         if value.startswith(GENERATED):
             key = value[len(GENERATED) :]
-            built = self.station_maps._maps._values.get(key)  # noqa: SLF001
+            built = self.station_maps.built(key)
             if built is None:
                 raise InputError(
                     "the station map this game names is no longer on the server; "
@@ -118,7 +120,7 @@ class GameService:
         warn = lambda _m: None  # noqa: E731
         if isinstance(data, dict) and data.get("format") == FORMAT:
             data = self._resolved(data)
-            jsonio.validate(data, qcmd_schema(), name)
+            jsonio.validate(data, _game_schema(), name)
             raw_questions = data.get("questions", [])
             _check_positions(raw_questions)
             map_part = {k: v for k, v in data.items() if k != "questions"}
@@ -300,11 +302,7 @@ def _zone_options(loaded: LoadedGame, categories: Any = None) -> list[str]:
     return seen or ["[railway=station]"]
 
 
-def qcmd_schema():
+def _game_schema():
     from .. import schemas
 
     return schemas.GAME
-
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False)

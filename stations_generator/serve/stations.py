@@ -234,6 +234,10 @@ class StationMapService:
         self._unions = Cache(8)
         self.progress = Progress()
 
+    def built(self, key: str) -> Built | None:
+        """The station map built with this ``key`` (still cached), or None."""
+        return self._maps.peek(key)
+
     # -- inputs ------------------------------------------------------------------
 
     def _client(self, console: _Console) -> overpass.OverpassClient:
