@@ -276,8 +276,12 @@ def test_answer_check_cost_equal_the_cli(client):
 def test_share_link_round_trips_and_taibeled_games_apply(client):
     link = client.post("/api/game/share", json=_game()).json()["link"]
     assert link.split("?hzc=")[1] == SHARE_LINK.read_text("utf-8").strip().split("?hzc=")[1]
-    applied = client.post("/api/game/apply", json={"game": link, "name": "link.txt"}).json()
+    body = {"game": link, "name": "link.txt", "osm": ["helsinki-centre.osm.pbf"]}
+    applied = client.post("/api/game/apply", json=body).json()
     assert (applied["possible"], applied["zones_total"]) == (14, 30)
+    # A link carries no OSM data: without an extract (and offline) it cannot be applied.
+    alone = client.post("/api/game/apply", json={"game": link, "name": "share-link.txt"})
+    assert "give OSM data that covers it" in _error(alone)
     parsed = client.post("/api/game/parse", json={"game": link}).json()["game"]
     assert parsed["type"] == "FeatureCollection" and len(parsed["questions"]) == 7
 
@@ -390,3 +394,33 @@ def test_bad_area_files_get_the_cli_message(client, tmp_path, name):
     assert message == error_line(cli("generate", tmp_path / name, "-o", tmp_path / "o"))
     bad = {**body, "play_area_file": {"name": name, "base64": "%%%"}}
     assert "not base64" in _error(client.post("/api/stationmap", json=bad))
+
+
+def test_a_taibeled_question_list_with_a_registered_play_area(client, tmp_path):
+    from serve_support import HELSINKI_AREA, HELSINKI_PBF
+
+    question = {
+        "id": "radius",
+        "key": 1,
+        "data": {"lat": 60.1700, "lng": 24.9440, "radius": 1, "unit": "kilometers", "within": True},
+    }
+    body = {
+        "game": [question],
+        "name": "questions.json",
+        "osm": ["helsinki-centre.osm.pbf"],
+        "play_area": "helsinki-centre.geojson",
+    }
+    answer = client.post("/api/game/apply", json=body)
+    assert answer.status_code == 200, answer.text[:300]
+    (tmp_path / "questions.json").write_text(json.dumps([question]), "utf-8")
+    result = cli(
+        "questions", "apply", tmp_path / "questions.json", "--osm", HELSINKI_PBF,
+        "--play-area", HELSINKI_AREA, "-o", tmp_path / "out",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    for name in ("remaining.geojson", "zones.geojson"):
+        assert answer.json()["files"][name] == (tmp_path / "out" / name).read_text("utf-8")
+    # Without a map: the CLI's message.
+    alone = client.post("/api/game/apply", json={"game": [question], "name": "questions.json"})
+    cli_alone = cli("questions", "apply", tmp_path / "questions.json", "-o", tmp_path / "o2")
+    assert _error(alone) == error_line(cli_alone)

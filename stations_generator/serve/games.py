@@ -111,9 +111,13 @@ class GameService:
         return out
 
     def load(
-        self, game: Any, name: str = "game.json", osm: Any = None
+        self, game: Any, name: str = "game.json", osm: Any = None, play_area: Any = None
     ) -> tuple[LoadedGame, threading.Lock]:
-        """The loaded game and the lock to hold while using its (shared) OSM context."""
+        """The loaded game and the lock to hold while using its (shared) OSM context.
+
+        ``osm`` and ``play_area`` (registered file names) are ``questions --osm`` and
+        ``--play-area`` for taibeled JSON (a question list has no map of its own).
+        """
         if not isinstance(name, str) or not name:
             raise InputError("name must be the game file's name")
         data = self.parse(game, name)
@@ -156,12 +160,19 @@ class GameService:
         osm_files = (
             self.config.named(osm, self.config.osm_files, "osm file", "--osm")
             if osm is not None
-            else self.config.osm_files
+            else ()
         )
-        key = digest("taibeled", data, [(p.name, self.config.digests(p)) for p in osm_files])
+        area_file = None
+        if play_area is not None:
+            if not isinstance(play_area, str):
+                raise InputError("play_area must be the name of a play-area file (serve --file)")
+            others = (*self.config.other_files, *self.config.osm_files)
+            area_file = Path(self._file(play_area, others, "play area file", "--file"))
+        files = [(p.name, self.config.digests(p)) for p in (*osm_files, *filter(None, [area_file]))]
+        key = digest("taibeled", data, files)
 
         def load_whole() -> _Entry:
-            sources = MapSources(osm=tuple(osm_files))
+            sources = MapSources(osm=tuple(osm_files), play_area=area_file)
             return _Entry(load_taibeled_game(data, sources, name, warn), threading.Lock())
 
         entry = self._whole.get(key, load_whole)
@@ -174,7 +185,7 @@ class GameService:
             raise InputError("give game: a game object or the text of a game file")
         name = body.get("name", "game.json")
         try:
-            loaded, lock = self.load(body["game"], name, body.get("osm"))
+            loaded, lock = self.load(body["game"], name, body.get("osm"), body.get("play_area"))
         except QuestionError as exc:
             raise InputError(f"{name}: {exc}") from None
         return loaded, lock, body

@@ -212,6 +212,18 @@ function sourceChoices() {
   if (!sg.config.osm_files.length) box.append(el("p", { class: "help" },
     sg.config.online ? "No --osm file: stations are fetched from Overpass (cached)." : "No --osm file and offline."));
 }
+function gameSourceChoices() {
+  $("game-osm").replaceChildren(...sg.config.osm_files.map((n) => el("label", {},
+    el("input", { type: "checkbox", class: "src-game", value: n, on: { change: () => sg.game && !sg.game.ours && applyGame() } }), ` ${n}`)));
+  $("game-area").append(...sg.config.other_files.map((n) => el("option", { value: n }, n)));
+  $("game-area").onchange = () => sg.game && !sg.game.ours && applyGame();
+}
+function gameExtras() {
+  if (!sg.game || sg.game.ours) return {};
+  const extra = { osm: chosen("game") };
+  if ($("game-area").value) extra.play_area = $("game-area").value;
+  return extra;
+}
 const chosen = (role) => [...document.querySelectorAll(".src-" + role)].filter((c) => c.checked).map((c) => c.value);
 
 // ------------------------------------------------------------ state and persistence
@@ -401,7 +413,8 @@ function setGame(doc, name, hidden, refresh = true) {
   if (ours) sg.game.hidden = (doc.questions || []).map((_q, i) => !!(hidden || [])[i]);
   $("add-question").hidden = !ours;
   $("game-info").textContent = ours ? `${name}: ${doc.questions.length} questions` :
-    `${name}: a taibeled game, applied as it is (editing questions needs a GAME.json)`;
+    `${name}: a taibeled game, applied as it is (editing questions needs a GAME.json); tick its OSM data below`;
+  if (!ours) $("game-sources").open = true;
   $("replay").value = $("replay").max = ours ? doc.questions.length : 0;
   if (refresh) { save(); applyGame(); }
 }
@@ -426,7 +439,7 @@ async function applyGame() {
   const seq = ++gameSeq;
   $("game-status").textContent = "Applying the questions…";
   try {
-    const res = await api("api/game/apply", { game: gameForRequest(replayCount()), name: sg.game.name });
+    const res = await api("api/game/apply", { game: gameForRequest(replayCount()), name: sg.game.name, ...gameExtras() });
     const data = await res.json();
     if (seq < gameShown) return;
     gameShown = seq;
@@ -611,7 +624,7 @@ async function hiderAt(latlng) {
   const hider = `${latlng.lat.toFixed(6)},${latlng.lng.toFixed(6)}`;
   sg.hiderPosition = hider;
   try {
-    const res = await api("api/game/answer", { game: gameForRequest(), name: sg.game.name, hider });
+    const res = await api("api/game/answer", { game: gameForRequest(), name: sg.game.name, hider, ...gameExtras() });
     const rows = await res.json();
     sg.hiderAnswers = rows;
     $("hider-answers").replaceChildren(...rows.map((r) => el("li", {},
@@ -623,7 +636,7 @@ sg.hiderAt = hiderAt;
 
 async function checkZone(id, name) {
   try {
-    const res = await api("api/game/check", { game: gameForRequest(), name: sg.game.name, station: id });
+    const res = await api("api/game/check", { game: gameForRequest(), name: sg.game.name, station: id, ...gameExtras() });
     const r = await res.json();
     sg.zoneCheck = r;
     $("zone-check").textContent = `${r.zone}: ${r.valid ? "VALID" : "NOT VALID"}` +
@@ -641,7 +654,7 @@ $("export-game").onclick = () => {
 };
 $("share-link").onclick = async () => {
   try {
-    const res = await api("api/game/share", { game: gameForRequest(), name: sg.game.name });
+    const res = await api("api/game/share", { game: gameForRequest(), name: sg.game.name, ...gameExtras() });
     const r = await res.json();
     $("share-out").hidden = false;
     $("share-out").value = r.link;
@@ -658,6 +671,7 @@ window.addEventListener("unhandledrejection", (e) => sg.errors.push(String(e.rea
 (async function start() {
   sg.config = await (await api("api/config")).json();
   sourceChoices();
+  gameSourceChoices();
   $("settings").replaceChildren(...sg.config.options.map(settingInput));
   downloadButtons();
   questionForm();
