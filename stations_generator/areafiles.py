@@ -68,6 +68,15 @@ def read_area_file(path: Path, label: str, warn: Warn = lambda _m: None) -> dict
         raise InputError(f"{label} does not exist; check the path")
     if path.is_dir():
         raise InputError(f"{label} is a folder, not a play-area file ({FORMATS})")
+    if name.endswith(".zip"):
+        try:
+            entries = [n.lower() for n in zipfile.ZipFile(path).namelist()]
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise InputError(f"{label} is not a readable zip file: {exc}") from None
+        if not any(n.endswith(".shp") for n in entries) and any(
+            n.endswith(".kml") for n in entries
+        ):
+            return _kml(_kmz_document(_read_bytes(path, label), label), label, warn)  # a KMZ
     if name.endswith(OGR_SUFFIXES):
         return _ogr(path, label)
     raw = _read_bytes(path, label)

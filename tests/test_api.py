@@ -107,6 +107,7 @@ def test_warnings_go_to_python_warnings(tmp_path):
     assert len(seen) == 1 and "closed LineString" in seen[0]
 
 
+@pytest.mark.slow
 def test_game_verbs_match_the_cli(tmp_path):
     cli_dir, api_dir = tmp_path / "cli", tmp_path / "api"
     runner = CliRunner()

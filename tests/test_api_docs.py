@@ -1,6 +1,7 @@
 """docs/api.md runs as documented: its Python blocks in order, in one namespace, from a
-folder that looks like the repository root; each ```text block after a Python block is
-exactly what that block printed."""
+folder that looks like the repository root; each ```output block after a Python block
+is exactly what that block printed (```text blocks belong to the command-line examples,
+checked by test_docs_examples.py)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def test_api_page_examples_run_as_shown(tmp_path, monkeypatch):
                 warnings.simplefilter("error")  # the documented examples run clean
                 exec(compile(body, f"{DOC.name} block {ran + 1}", "exec"), namespace)
             printed, ran = out.getvalue(), ran + 1
-        elif language == "text":
+        elif language == "output":
             assert printed is not None, "an output block before any Python block"
             assert printed.rstrip("\n").splitlines() == body.rstrip("\n").splitlines()
             checked += 1

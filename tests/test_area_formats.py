@@ -139,6 +139,20 @@ def test_exclusion_in_kml_and_play_area_in_shapefile(tmp_path):
     assert "net area 159.0 km²" in plain.stderr and "net area 159.0 km²" not in cut.stderr
 
 
+def test_zipped_shapefile_and_kmz_named_zip(tmp_path):
+    shp = write_format(LIECHTENSTEIN, tmp_path, "shp")
+    zipped = tmp_path / "shapefile.zip"
+    with zipfile.ZipFile(zipped, "w") as z:
+        for part in sorted(tmp_path.glob("liechtenstein.*")):
+            z.write(part, part.name)
+    kmz_as_zip = tmp_path / "my-maps.zip"
+    write_format(LIECHTENSTEIN, tmp_path, "kmz").rename(kmz_as_zip)
+    original = load_polygons(LIECHTENSTEIN)
+    for path in (zipped, kmz_as_zip, shp):
+        area = load_polygons(path)
+        assert area.symmetric_difference(original).area < 1e-6 * original.area, path.name
+
+
 def test_questions_play_area_in_kml(tmp_path):
     game = REPO / "examples" / "helsinki-game" / "game.json"
     kml = write_format(REPO / "zones" / "helsinki-centre.geojson", tmp_path, "kml")
@@ -184,6 +198,7 @@ BAD = {
     "image.png": (b"\x89PNG\r\n\x1a\n\x00\x00", "'image.png'"),
     "notes.txt": (b"my play area is Vaduz", "'notes.txt' is not a play-area file (invalid JSON"),
     "broken.kmz": (b"PK\x03\x04 not really a zip", "'broken.kmz' is not a readable KMZ"),
+    "broken.zip": (b"PK\x03\x04 not really a zip", "'broken.zip' is not a readable zip file"),
     "lonely.shp": (b"\x00\x00\x27\x0a" + b"\x00" * 96, "cannot read 'lonely.shp' as a GIS file"),
 }
 

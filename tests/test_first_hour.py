@@ -150,7 +150,7 @@ def test_summary_with_one_station_per_cluster(tmp_path):
     assert "Game size: S, inferred from the net area 159.0 km² (< 259 km²)" in result.stderr
 
 
-@pytest.mark.parametrize("extra", [["--explain", "--map"], ["--explain"], []])
+@pytest.mark.parametrize("extra", [["--explain"], []])
 def test_a_rerun_leaves_no_stale_file(tmp_path, extra):
     out = tmp_path / "out"
     first = run("generate", LIECHTENSTEIN, "--osm", EXTRACT, "--explain", "--map", "-o", out)
@@ -208,6 +208,7 @@ def liechtenstein_map(tmp_path_factory) -> Path:
     return out / "stations.geojson"
 
 
+@pytest.mark.slow
 def test_calibrate_suggests_monotone_paste_ready_tiers(liechtenstein_map, tmp_path):
     from stations_generator.core.density import parse_tiers
 
@@ -231,6 +232,7 @@ def test_calibrate_suggests_monotone_paste_ready_tiers(liechtenstein_map, tmp_pa
     assert meta["tiers"] == paste.removeprefix("--tiers ")
 
 
+@pytest.mark.slow
 def test_transit_in_play_defaults_agree(liechtenstein_map, tmp_path):
     from stations_generator.commands.play import calibrate, roll, route
 
@@ -253,6 +255,7 @@ def test_transit_in_play_defaults_agree(liechtenstein_map, tmp_path):
     assert rows and all(row["cooldown_s"] == "0.0" for row in rows)
 
 
+@pytest.mark.slow
 def test_status_lines_on_a_terminal_only(liechtenstein_map, tmp_path, monkeypatch):
     from stations_generator.cli import Console
 
