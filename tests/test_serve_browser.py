@@ -316,3 +316,22 @@ def test_game_view(browser_page, tmp_path, tmp_path_factory):
     page.screenshot(path=str(shots / "serve-game.png"))
     assert (shots / "serve-game.png").stat().st_size > 10_000
     assert errors == [] and blocked == []
+
+
+def test_a_share_link_opens_the_game(browser_page, server):
+    """``?hzc=`` in the page's address: an inline error until its OSM data is ticked."""
+    from serve_support import SHARE_LINK
+
+    page, errors, blocked = browser_page
+    code = SHARE_LINK.read_text("utf-8").strip().split("?hzc=")[1]
+    page.goto(f"{server}?hzc={code}")
+    page.wait_for_function("window.sg && window.sg.ready", timeout=30000)
+    page.wait_for_function("!document.getElementById('game-error').hidden", timeout=30000)
+    assert "give OSM data that covers it" in page.inner_text("#game-error")
+    before = page.evaluate("sg.gameRendered || 0")
+    page.check(".src-game[value='helsinki-centre.osm.pbf']")
+    page.wait_for_function(f"(sg.gameRendered || 0) > {before}", timeout=30000)
+    assert "hiding zones still possible: 14 of 30" in page.inner_text("#game-status")
+    assert page.is_hidden("#game-error")
+    # The refused request is logged by Chromium itself; nothing else went wrong.
+    assert [e for e in errors if "status of 400" not in e] == [] and blocked == []
