@@ -424,3 +424,20 @@ def test_a_taibeled_question_list_with_a_registered_play_area(client, tmp_path):
     alone = client.post("/api/game/apply", json={"game": [question], "name": "questions.json"})
     cli_alone = cli("questions", "apply", tmp_path / "questions.json", "-o", tmp_path / "o2")
     assert _error(alone) == error_line(cli_alone)
+
+
+def test_slow_work_times_out_with_504_and_the_server_goes_on(monkeypatch):
+    import time
+
+    app = create_app(config(), request_timeout_s=0.3)
+    quick = TestClient(app)
+    real = app.state.games.cost
+
+    def slow(body):
+        time.sleep(1.0)
+        return real(body)
+
+    monkeypatch.setattr(app.state.games, "cost", slow)
+    answer = quick.post("/api/game/cost", json=_game())
+    assert "took longer than 0.3 s" in _error(answer, 504)
+    assert quick.get("/api/health").status_code == 200

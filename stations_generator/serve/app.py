@@ -10,6 +10,7 @@ once, and a request that cannot start one within ``queue_timeout_s`` gets 503.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
@@ -56,6 +57,7 @@ def create_app(
     max_body_bytes: int = MAX_BODY_BYTES,
     max_jobs: int = 4,
     queue_timeout_s: float = 60.0,
+    request_timeout_s: float = 900.0,
 ) -> FastAPI:
     """The application for one server configuration.
 
@@ -69,6 +71,10 @@ def create_app(
         Builds running at once (station maps, games); further requests wait.
     queue_timeout_s : float
         How long a request waits for a free build slot before 503.
+    request_timeout_s : float
+        How long a request may take before it is answered 504 (the work then finishes
+        in the background, in its slot, and its result is cached). Overpass and
+        Nominatim requests have their own deadline (``--overpass-timeout``).
     """
     config = config or ServerConfig()
     station_maps = StationMapService(config)
@@ -126,7 +132,15 @@ def create_app(
     async def call(request: Request, fn: Callable[[Any], Any]) -> Response:
         try:
             body = await _json(request)
-            result = await run_in_threadpool(run, lambda: fn(body))
+            result = await asyncio.wait_for(
+                run_in_threadpool(run, lambda: fn(body)), timeout=request_timeout_s
+            )
+        except TimeoutError:
+            return _error(
+                504,
+                f"the work took longer than {request_timeout_s:g} s; it goes on in the "
+                "background: try again in a while, or use a smaller area or an extract",
+            )
         except UserError as exc:
             return _error(_status(exc), str(exc))
         except Busy:
