@@ -623,6 +623,7 @@ async function hiderAt(latlng) {
   L.circleMarker(latlng, { radius: 8, color: "#d81b60", weight: 3 }).addTo(gameLayers.hider);
   const hider = `${latlng.lat.toFixed(6)},${latlng.lng.toFixed(6)}`;
   sg.hiderPosition = hider;
+  $("hider-where").textContent = `The hider at ${hider} answers:`;
   try {
     const res = await api("api/game/answer", { game: gameForRequest(), name: sg.game.name, hider, ...gameExtras() });
     const rows = await res.json();
