@@ -441,3 +441,44 @@ def test_slow_work_times_out_with_504_and_the_server_goes_on(monkeypatch):
     answer = quick.post("/api/game/cost", json=_game())
     assert "took longer than 0.3 s" in _error(answer, 504)
     assert quick.get("/api/health").status_code == 200
+
+
+# ------------------------------------------------------------------ the command
+
+
+def test_serve_command_prints_its_address_and_serves(tmp_path):
+    """The real command in a subprocess: the address line, an answer, a clean stop."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    import httpx
+    from conftest import REPO, SIOUX
+
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "stations_generator", "serve", "--port", "0", "--offline",
+         "--osm", str(SIOUX / "pois.json")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("Serving the station map page on http://127.0.0.1:"), line
+        url = line.split(" on ", 1)[1].split(" ", 1)[0]
+        assert httpx.get(url + "api/config").json()["osm_files"] == ["pois.json"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(20)
+    assert "Traceback" not in process.stderr.read()
+
+
+def test_serve_command_refuses_bad_options(tmp_path):
+    missing = cli("serve", "--osm", tmp_path / "nope.pbf")
+    assert error_line(missing) == f"--osm {tmp_path / 'nope.pbf'}: no such file; check the path"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for d in ("a", "b"):
+        (tmp_path / d / "x.json").write_text("{}", "utf-8")
+    twins = cli("serve", "--osm", tmp_path / "a" / "x.json", "--osm", tmp_path / "b" / "x.json")
+    assert "also called 'x.json'" in error_line(twins)

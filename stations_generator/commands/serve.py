@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 from pathlib import Path
 
 import click
@@ -146,6 +147,7 @@ def serve(
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}/"
     click.echo(f"Serving the station map page on {url} (API docs: {url}docs; Ctrl-C stops)")
+    sys.stdout.flush()  # the address is what scripts wait for, even through a pipe
     if open_browser:
         import webbrowser
 
