@@ -466,10 +466,11 @@ def test_serve_command_prints_its_address_and_serves(tmp_path):
         line = process.stdout.readline()
         assert line.startswith("Serving the station map page on http://127.0.0.1:"), line
         url = line.split(" on ", 1)[1].split(" ", 1)[0]
-        assert httpx.get(url + "api/config").json()["osm_files"] == ["pois.json"]
+        answer = httpx.get(url + "api/config", timeout=120)
+        assert answer.json()["osm_files"] == ["pois.json"]
     finally:
         process.send_signal(signal.SIGTERM)
-        process.wait(20)
+        process.wait(120)
     assert "Traceback" not in process.stderr.read()
 
 
