@@ -89,6 +89,7 @@ LAZY_COMMANDS = {
     "calibrate": "stations_generator.commands.play:calibrate",
     # Het Jachtseizoen board game (issue 14): generate, play, track, simulate.
     "board": "stations_generator.board.commands:board",
+    "serve": "stations_generator.commands.serve:serve",
 }
 
 

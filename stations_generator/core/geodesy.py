@@ -35,7 +35,13 @@ def utm_crs_for(bounds: tuple[float, float, float, float]) -> pyproj.CRS:
     -------
     pyproj.CRS
     """
-    west, south, east, north = bounds
+    # The database query takes ~0.25 s; a station map asks for the same box several
+    # times (spacing, summary), and `serve` on every settings change.
+    return _utm_crs(*(float(b) for b in bounds))
+
+
+@lru_cache(maxsize=256)
+def _utm_crs(west: float, south: float, east: float, north: float) -> pyproj.CRS:
     infos = query_utm_crs_info(
         datum_name="WGS 84",
         area_of_interest=AreaOfInterest(west, south, east, north),
