@@ -26,6 +26,7 @@ from .dedupe import DEFAULT_RADIUS_M, find_duplicates
 from .density import DEFAULT_DENSITY_RADIUS_M, DEFAULT_TIERS, WaitTier, assign_tiers, nearby_counts
 from .gamesize import GAME_SIZES, HIDING_RADIUS_M, STATION_BANDS, infer_game_size
 from .geodesy import LocalFrame, geodesic_area_km2
+from .optimize import DEFAULT_TIME_LIMIT_S, OptimizeResult, optimize_stations
 from .ranking import rank_order
 from .spacing import NeighbourIndex, SpacingResult, SpacingRules, select_stations
 
@@ -72,6 +73,11 @@ class StationMapOptions:
         Same-site duplicates lie within this distance (50 m).
     strict_priority : bool
         Skip the count-improving swaps; keep the pure rank-order greedy.
+    optimize : bool
+        Solve the spacing exactly (:mod:`.optimize`) under the cap in force (the
+        auto-tuned cap is still chosen by the greedy, so it keeps its meaning).
+    time_limit_s : float
+        The optimizer's budget (CP-SAT deterministic seconds, about wall seconds).
     """
 
     min_spacing_m: float = 300.0
@@ -83,6 +89,8 @@ class StationMapOptions:
     tiers: tuple[WaitTier, ...] = DEFAULT_TIERS
     dedupe_radius_m: float = DEFAULT_RADIUS_M
     strict_priority: bool = False
+    optimize: bool = False
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S
 
 
 @dataclass
@@ -100,6 +108,7 @@ class StationMap:
     cap_auto: bool
     cap_trail: list[tuple[int, int]] = field(default_factory=list)
     exclusions: list[BaseGeometry] = field(default_factory=list)
+    optimization: OptimizeResult | None = None
 
     @property
     def cluster_count(self) -> int:
@@ -256,6 +265,12 @@ def build_station_map(
         rules, result = chosen
     else:
         rules, result = base_rules, run(base_rules)
+    optimization = None
+    if options.optimize:
+        optimization = optimize_stations(
+            index, spacing_order, rules, transit, time_limit_s=options.time_limit_s, start=result
+        )
+        result = optimization.result
 
     spaced = spacing_order
     reason[spaced] = result.reason[spaced]
@@ -291,4 +306,5 @@ def build_station_map(
         cap_auto=cap_auto,
         cap_trail=cap_trail,
         exclusions=list(exclusions),
+        optimization=optimization,
     )
