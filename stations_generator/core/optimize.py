@@ -47,8 +47,14 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
-from .spacing import NeighbourIndex, SpacingResult, SpacingRules, _renumber, _Selection
-from .spacing import select_stations
+from .spacing import (
+    NeighbourIndex,
+    SpacingResult,
+    SpacingRules,
+    _renumber,
+    _Selection,
+    select_stations,
+)
 
 DEFAULT_TIME_LIMIT_S = 60.0
 #: Above this many feasible clusters in one component the exact model is not built
@@ -230,6 +236,9 @@ def _solver(time_limit: float):
     p = solver.parameters
     p.num_workers = 1  # one worker + a deterministic-time limit: reproducible maps
     p.random_seed = _SEED
+    # The LP relaxation of the packing is nearly tight: linearising it fully makes
+    # CP-SAT prove Sioux Falls 3-4x faster (1.5 s / 4.0 s instead of 5.3 s / 15.9 s).
+    p.linearization_level = 2
     p.max_deterministic_time = max(time_limit, 0.05)
     return solver
 
@@ -285,6 +294,86 @@ def _solve_packing(
     if status2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         chosen = [k for k in range(len(x)) if solver2.Value(x[k])]
     return chosen, bound, optimal, wall
+
+
+def _solve_seeds(
+    comp: list[int],
+    geo: _Geometry,
+    rank: dict[int, int],
+    n_rank: int,
+    exempt: np.ndarray,
+    greedy: list[tuple[int, tuple[int, ...]]],
+    time_limit: float,
+) -> tuple[list[tuple[int, tuple[int, ...]]], int, bool, float]:
+    """The compact model for radius = gap, where clusters are too many to list.
+
+    With the radius equal to the gap, a cluster is exactly the stations closer than the
+    gap to its seed (any such station must share the seed's cluster, and no member is
+    farther). Variables: ``x_i`` (station) and ``z_j`` (seed). Every station has
+    exactly one seed closer than the gap (itself included; a candidate that is not a
+    station may have several); stations closer than the
+    minimum spacing exclude each other; two adjacent stations i, k (closer than the
+    gap) must share their seed, so no seed j near i but not near k may hold with both;
+    a seed's non-exempt members respect the cap. A station exactly at the gap from a
+    seed is not counted as its member: a restriction only on a measure-zero case.
+    """
+    from ortools.sat.python import cp_model
+
+    rules = geo.rules
+    gap = rules.cluster_gap_m
+    near = {i: geo.within(i, gap, strict=True) for i in comp}
+    ball = {i: set(near[i]) | {i} for i in comp}
+    model = cp_model.CpModel()
+    x = {i: model.NewBoolVar(f"x{i}") for i in comp}
+    z = {i: model.NewBoolVar(f"z{i}") for i in comp}
+    for i in comp:
+        model.AddImplication(z[i], x[i])
+        model.Add(sum(z[j] for j in sorted(ball[i])) == 1).OnlyEnforceIf(x[i])
+        for k in near[i]:
+            if k < i:
+                continue
+            if geo.index.distance(i, k) < rules.min_spacing_m:
+                model.AddBoolOr([x[i].Not(), x[k].Not()])
+                continue
+            for j in sorted(ball[i] ^ ball[k]):
+                model.AddBoolOr([z[j].Not(), x[i].Not(), x[k].Not()])
+        if rules.max_per_cluster:
+            counted = [x[m] for m in sorted(ball[i]) if not exempt[m]]
+            if len(counted) > rules.max_per_cluster:
+                model.Add(sum(counted) <= rules.max_per_cluster).OnlyEnforceIf(z[i])
+    on = {m for _, ms in greedy for m in ms}
+    seeds = {s for s, _ in greedy}
+    for i in comp:
+        model.AddHint(x[i], i in on)
+        model.AddHint(z[i], i in seeds)
+    count = sum(x[i] for i in comp)
+    model.Maximize(count)
+    solver = _solver(0.8 * time_limit)
+    status = solver.Solve(model)
+    wall = solver.WallTime()
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return [], len(comp), False, wall
+    best = round(solver.ObjectiveValue())
+    bound = math.floor(solver.BestObjectiveBound() + 1e-6)
+    optimal = status == cp_model.OPTIMAL
+    values = {i: (solver.Value(x[i]), solver.Value(z[i])) for i in comp}
+    model.ClearHints()
+    for i in comp:
+        model.AddHint(x[i], values[i][0])
+        model.AddHint(z[i], values[i][1])
+    model.Add(count >= best)
+    model.Maximize(sum((n_rank - rank[i]) * x[i] for i in comp))
+    solver2 = _solver(0.2 * time_limit)
+    status2 = solver2.Solve(model)
+    wall += solver2.WallTime()
+    if status2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        values = {i: (solver2.Value(x[i]), solver2.Value(z[i])) for i in comp}
+    clusters = []
+    for j in comp:
+        if values[j][1]:
+            members = [m for m in ball[j] if values[m][0]]
+            clusters.append((j, tuple(sorted(members, key=rank.__getitem__))))
+    return clusters, bound, optimal, wall
 
 
 def _spacing_bound(comp: list[int], geo: _Geometry, time_limit: float) -> tuple[int, float]:
@@ -384,6 +473,18 @@ def optimize_stations(
             chosen_clusters.extend(clusters)
             bound_total += 1
             reports.append(ComponentReport(1, 1, g_count, 1, 1, True, 0.0, "trivial"))
+        elif clusters is None and rules.cluster_radius_m == rules.cluster_gap_m:
+            got, bound, optimal, wall = _solve_seeds(cl, geo, rank, n_rank, exempt, greedy, budget)
+            count = sum(len(m) for _, m in got)
+            if count < g_count:
+                got, count = greedy, g_count
+            chosen_clusters.extend(got)
+            bound_total += max(bound, count)
+            reports.append(
+                ComponentReport(
+                    len(cl), 0, g_count, count, max(bound, count), optimal, wall, "seeds"
+                )
+            )
         elif clusters is None:
             bound, wall = _spacing_bound(cl, geo, budget)
             chosen_clusters.extend(greedy)
