@@ -16,6 +16,7 @@ from .core.density import DEFAULT_TIERS, parse_tiers
 from .core.gamesize import AREA_FLOOR_KM2, STATION_BANDS
 from .core.geodesy import LocalFrame
 from .core.opening_hours import parse_play_window
+from .core.optimize import DEFAULT_TIME_LIMIT_S
 from .core.spacing import NeighbourIndex, closest_distances
 from .core.stationmap import StationMap, StationMapOptions, build_station_map
 from .errors import InputError
@@ -62,6 +63,8 @@ class GenerateRequest:
     play_date: dt.date | None = None
     water_subtract: bool = True
     strict_priority: bool = False
+    optimize: bool = False
+    time_limit: float = DEFAULT_TIME_LIMIT_S
     explain: bool = False
     html_map: bool = False
     map_name: str | None = None
@@ -111,6 +114,8 @@ def _options(request: GenerateRequest) -> StationMapOptions:
         density_radius_m=request.density_radius,
         tiers=tiers,
         strict_priority=request.strict_priority,
+        optimize=request.optimize,
+        time_limit_s=request.time_limit,
     )
 
 
@@ -208,7 +213,16 @@ def _metadata(request: GenerateRequest, result: StationMap) -> dict:
         "max_per_cluster": rules.max_per_cluster,
         "playing_hours": request.playing_hours,
         "playing_days": request.playing_days,
+        **_optimize_metadata(result),
     }
+
+
+def _optimize_metadata(result: StationMap) -> dict:
+    """What --optimize proved (absent without it, so plain outputs do not change)."""
+    opt = result.optimization
+    if opt is None:
+        return {}
+    return {"optimized": True, "station_bound": opt.bound, "optimal": opt.optimal}
 
 
 def _write_outputs(
@@ -262,6 +276,9 @@ def summary_lines(result: StationMap) -> list[str]:
         f"Stations: {len(stations)} in {result.cluster_count} clusters, from {len(cands)} candidates"
         + (f" (rejected: {rejected})" if rejected else "")
     ]
+    if result.optimization is not None:
+        opt = result.optimization
+        lines.append(f"Optimized: {opt.summary()}; the greedy alone had {opt.greedy_count}")
     floor = AREA_FLOOR_KM2[result.game_size]
     how = (
         f"inferred from the net area {result.net_area_km2:.1f} km² (≥ {floor:g} km²"
