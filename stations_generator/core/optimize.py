@@ -58,9 +58,8 @@ from .spacing import (
 
 DEFAULT_TIME_LIMIT_S = 60.0
 #: Above this many feasible clusters in one component the exact model is not built
-#: (memory and model time grow with it); 200k keeps a component's model under ~1 GB.
-MAX_CLUSTERS_PER_COMPONENT = 200_000
-#: Components up to this many candidates are solved by the model even when tiny.
+#: (listing them in Python and the model's size grow with it: ~2 s to list 50k).
+MAX_CLUSTERS_PER_COMPONENT = 50_000
 _SEED = 0
 
 
@@ -150,16 +149,26 @@ class _Geometry:
         return out
 
 
-def _components(index: NeighbourIndex, eligible: np.ndarray, gap: float) -> list[np.ndarray]:
-    """Connected components of the 'closer than the gap' graph over eligible candidates."""
+def _components(geo: _Geometry, eligible: np.ndarray) -> list[np.ndarray]:
+    """Connected components of the graph joining candidates closer than the gap (or
+    within the cluster radius, when that is larger: such a pair may share a cluster)."""
+    index, rules = geo.index, geo.rules
     n = len(index)
-    mask = np.zeros(n, bool)
-    mask[eligible] = True
-    rows = np.repeat(np.arange(n), np.diff(index.indptr))
-    keep = (index.distances < gap) & mask[rows] & mask[index.indices]
-    graph = coo_matrix(
-        (np.ones(int(keep.sum()), np.int8), (rows[keep], index.indices[keep])), shape=(n, n)
-    )
+    if rules.cluster_radius_m <= rules.cluster_gap_m:
+        mask = np.zeros(n, bool)
+        mask[eligible] = True
+        rows = np.repeat(np.arange(n), np.diff(index.indptr))
+        keep = (index.distances < rules.cluster_gap_m) & mask[rows] & mask[index.indices]
+        rows, cols = rows[keep], index.indices[keep]
+    else:
+        pairs = [
+            (i, j)
+            for i in eligible.tolist()
+            for j in geo.within(i, rules.cluster_radius_m, strict=False)
+        ]
+        rows = np.asarray([p[0] for p in pairs], np.int64)
+        cols = np.asarray([p[1] for p in pairs], np.int64)
+    graph = coo_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(n, n))
     _, labels = connected_components(graph, directed=False)
     groups: dict[int, list[int]] = {}
     for i in eligible.tolist():
@@ -240,6 +249,9 @@ def _solver(time_limit: float):
     # CP-SAT prove Sioux Falls 3-4x faster (1.5 s / 4.0 s instead of 5.3 s / 15.9 s).
     p.linearization_level = 2
     p.max_deterministic_time = max(time_limit, 0.05)
+    # A wall-clock safety net far above the deterministic budget (which tracks wall time
+    # within ~3x here); reaching it is the only way a run can depend on machine load.
+    p.max_time_in_seconds = 4 * max(time_limit, 0.05) + 5
     return solver
 
 
@@ -439,7 +451,7 @@ def optimize_stations(
     rank = {i: r for r, i in enumerate(order_list)}
     n_rank = len(order_list) + 1
     geo = _Geometry(index, order, rules)
-    comps = _components(index, order, rules.cluster_gap_m) if len(order) else []
+    comps = _components(geo, order) if len(order) else []
     comps.sort(key=lambda c: min(rank[i] for i in c.tolist()))
 
     # Greedy clusters per component (the hint and the floor).
@@ -457,7 +469,10 @@ def optimize_stations(
             listed.append([(cl[0], (cl[0],))])
         else:
             listed.append(enumerate_clusters(cl, geo, rank, exempt))
-    weight = [len(c) if c is not None else len(comp) for c, comp in zip(listed, comps, strict=True)]
+    weight = [
+        len(c) if c is not None else MAX_CLUSTERS_PER_COMPONENT
+        for c, comp in zip(listed, comps, strict=True)
+    ]
     total_weight = sum(w for w, comp in zip(weight, comps, strict=True) if len(comp) > 1) or 1
 
     chosen_clusters: list[tuple[int, tuple[int, ...]]] = []
