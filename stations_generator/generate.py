@@ -116,6 +116,7 @@ def _options(request: GenerateRequest) -> StationMapOptions:
         strict_priority=request.strict_priority,
         optimize=request.optimize,
         time_limit_s=request.time_limit,
+        explain_optimal=request.optimize and request.explain,
     )
 
 
@@ -279,6 +280,13 @@ def summary_lines(result: StationMap) -> list[str]:
     if result.optimization is not None:
         opt = result.optimization
         lines.append(f"Optimized: {opt.summary()}; the greedy alone had {opt.greedy_count}")
+        if "in_optimal_map" in cands.columns:
+            rej = cands.loc[cands["status"] == "rejected", "in_optimal_map"].value_counts()
+            lines.append(
+                f"Rejected candidates that some optimal map includes: {rej.get('yes', 0)}; "
+                f"that none can: {rej.get('no', 0)}; undecided in the time limit: "
+                f"{rej.get('unknown', 0)} (candidates.geojson: in_optimal_map)"
+            )
     floor = AREA_FLOOR_KM2[result.game_size]
     how = (
         f"inferred from the net area {result.net_area_km2:.1f} km² (≥ {floor:g} km²"

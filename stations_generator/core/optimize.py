@@ -96,6 +96,9 @@ class OptimizeResult:
     bound: int
     greedy_count: int
     components: list[ComponentReport] = field(default_factory=list)
+    #: Proven-optimal packing components: (candidates, clusters, cliques, optimum).
+    _proven: list[tuple[list[int], list, list, int]] = field(default_factory=list, repr=False)
+    _eligible: list[int] = field(default_factory=list, repr=False)
 
     @property
     def count(self) -> int:
@@ -255,15 +258,8 @@ def _solver(time_limit: float):
     return solver
 
 
-def _solve_packing(
-    clusters: list[tuple[int, tuple[int, ...]]],
-    cliques: list[tuple[int, ...]],
-    rank: dict[int, int],
-    n_rank: int,
-    hint: set[tuple[int, ...]],
-    time_limit: float,
-) -> tuple[list[int], int, bool, float]:
-    """Chosen cluster positions, the count bound, whether optimal, wall seconds."""
+def _packing_model(clusters: list[tuple[int, tuple[int, ...]]], cliques: list[tuple[int, ...]]):
+    """The set-packing model: (model, cluster variables, station count expression)."""
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
@@ -279,8 +275,22 @@ def _solve_packing(
     for ks in touching:
         if len(ks) > 1:
             model.AddAtMostOne(x[k] for k in ks)
-    size = [len(m) for _, m in clusters]
-    count = sum(size[k] * x[k] for k in range(len(x)))
+    count = sum(len(m) * x[k] for k, (_, m) in enumerate(clusters))
+    return model, x, count
+
+
+def _solve_packing(
+    clusters: list[tuple[int, tuple[int, ...]]],
+    cliques: list[tuple[int, ...]],
+    rank: dict[int, int],
+    n_rank: int,
+    hint: set[tuple[int, ...]],
+    time_limit: float,
+) -> tuple[list[int], int, bool, float]:
+    """Chosen cluster positions, the count bound, whether optimal, wall seconds."""
+    from ortools.sat.python import cp_model
+
+    model, x, count = _packing_model(clusters, cliques)
     for k, (_, members) in enumerate(clusters):
         model.AddHint(x[k], members in hint)
     model.Maximize(count)
@@ -288,7 +298,7 @@ def _solve_packing(
     status = solver.Solve(model)
     wall = solver.WallTime()
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return [], len(clusters) and max(size) * len(cliques), False, wall
+        return [], len({m for _, ms in clusters for m in ms}), False, wall
     best = round(solver.ObjectiveValue())
     bound = math.floor(solver.BestObjectiveBound() + 1e-6)
     optimal = status == cp_model.OPTIMAL
@@ -477,6 +487,7 @@ def optimize_stations(
 
     chosen_clusters: list[tuple[int, tuple[int, ...]]] = []
     reports: list[ComponentReport] = []
+    proven: list[tuple[list[int], list, list, int]] = []
     bound_total = 0
     for done, (comp, clusters) in enumerate(zip(comps, listed, strict=True)):
         cl = comp.tolist()
@@ -521,6 +532,8 @@ def optimize_stations(
                 got, count = greedy, g_count
             chosen_clusters.extend(got)
             bound_total += max(bound, count)
+            if optimal and count >= bound:
+                proven.append((cl, clusters, cliques, count))
             reports.append(
                 ComponentReport(
                     len(cl),
@@ -537,7 +550,78 @@ def optimize_stations(
             progress(done + 1, len(comps))
 
     result = _as_result(index, order_list, rules, exempt, chosen_clusters, rank)
-    return OptimizeResult(result, max(bound_total, result.count), start.count, reports)
+    return OptimizeResult(
+        result, max(bound_total, result.count), start.count, reports, proven, order_list
+    )
+
+
+YES, NO, UNKNOWN = "yes", "no", "unknown"
+
+
+def explain_optimal(
+    opt: OptimizeResult, time_limit_s: float = DEFAULT_TIME_LIMIT_S
+) -> dict[int, str]:
+    """For each candidate, whether any optimal map could include it.
+
+    "yes": some map with the most stations has it (every station of the map does);
+    "no": proven impossible (forcing it in, the component's best falls below its
+    optimum); "unknown": the component was not solved to proven optimality, or the
+    forced solve did not finish in its share of the budget. Components of one
+    candidate are trivially "yes".
+
+    Parameters
+    ----------
+    opt : OptimizeResult
+    time_limit_s : float
+        Budget over all forced solves (deterministic seconds).
+
+    Returns
+    -------
+    dict
+        Candidate index -> "yes" / "no" / "unknown", for every eligible candidate.
+    """
+    from ortools.sat.python import cp_model
+
+    kept = set(np.flatnonzero(opt.result.kept).tolist())
+    answer: dict[int, str] = {}
+    for i in opt._eligible:
+        answer[i] = YES if i in kept else UNKNOWN
+    todo = []
+    for cl, clusters, cliques, optimum in opt._proven:
+        in_some = {m for m in cl if m in kept}
+        rest = [i for i in cl if i not in in_some]
+        todo.append((cl, clusters, cliques, optimum, in_some, rest))
+    total = sum(len(t[5]) for t in todo) or 1
+    for _cl, clusters, cliques, optimum, in_some, rest in todo:
+        with_i: dict[int, list[int]] = {}
+        for k, (_, members) in enumerate(clusters):
+            for m in members:
+                with_i.setdefault(m, []).append(k)
+        for i in rest:
+            if i in in_some:
+                answer[i] = YES
+                continue
+            model, x, count = _packing_model(clusters, cliques)
+            model.AddBoolOr([x[k] for k in with_i[i]])
+            model.Maximize(count)
+            solver = _solver(time_limit_s / total)
+            status = solver.Solve(model)
+            if (
+                status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+                and round(solver.ObjectiveValue()) >= optimum
+            ):
+                members = {
+                    m for k, (_, ms) in enumerate(clusters) if solver.Value(x[k]) for m in ms
+                }
+                in_some |= members
+                answer[i] = YES
+            elif status == cp_model.INFEASIBLE or solver.BestObjectiveBound() < optimum - 1e-6:
+                answer[i] = NO
+            else:
+                answer[i] = UNKNOWN
+        for m in in_some:
+            answer[m] = YES
+    return answer
 
 
 def _as_result(

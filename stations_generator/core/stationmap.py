@@ -26,7 +26,7 @@ from .dedupe import DEFAULT_RADIUS_M, find_duplicates
 from .density import DEFAULT_DENSITY_RADIUS_M, DEFAULT_TIERS, WaitTier, assign_tiers, nearby_counts
 from .gamesize import GAME_SIZES, HIDING_RADIUS_M, STATION_BANDS, infer_game_size
 from .geodesy import LocalFrame, geodesic_area_km2
-from .optimize import DEFAULT_TIME_LIMIT_S, OptimizeResult, optimize_stations
+from .optimize import DEFAULT_TIME_LIMIT_S, OptimizeResult, explain_optimal, optimize_stations
 from .ranking import rank_order
 from .spacing import NeighbourIndex, SpacingResult, SpacingRules, select_stations
 
@@ -78,6 +78,10 @@ class StationMapOptions:
         auto-tuned cap is still chosen by the greedy, so it keeps its meaning).
     time_limit_s : float
         The optimizer's budget (CP-SAT deterministic seconds, about wall seconds).
+    explain_optimal : bool
+        With ``optimize``: add a candidate column ``in_optimal_map`` ("yes" / "no" /
+        "unknown"): whether any map with the most stations could include it (another
+        budget of ``time_limit_s`` for the forced solves).
     """
 
     min_spacing_m: float = 300.0
@@ -91,6 +95,7 @@ class StationMapOptions:
     strict_priority: bool = False
     optimize: bool = False
     time_limit_s: float = DEFAULT_TIME_LIMIT_S
+    explain_optimal: bool = False
 
 
 @dataclass
@@ -266,11 +271,16 @@ def build_station_map(
     else:
         rules, result = base_rules, run(base_rules)
     optimization = None
+    in_optimal = None
     if options.optimize:
         optimization = optimize_stations(
             index, spacing_order, rules, transit, time_limit_s=options.time_limit_s, start=result
         )
         result = optimization.result
+        if options.explain_optimal:
+            in_optimal = np.full(n, "", dtype=object)
+            for i, verdict in explain_optimal(optimization, options.time_limit_s).items():
+                in_optimal[i] = verdict
 
     spaced = spacing_order
     reason[spaced] = result.reason[spaced]
@@ -289,6 +299,8 @@ def build_station_map(
     out["density_tier"] = [t.name for t in tiers]
     out["wait_min"] = np.array([t.wait_min for t in tiers], np.int64)
     out["wait_max"] = np.array([t.wait_max for t in tiers], np.int64)
+    if in_optimal is not None:
+        out["in_optimal_map"] = in_optimal
     out = out.iloc[order].reset_index(drop=True)  # best-ranked first
 
     stations = out[out["status"] == "kept"]
