@@ -179,3 +179,30 @@ def test_cli_time_limit_needs_optimize(tmp_path):
     assert result.exit_code == 2
     assert "--time-limit is the --optimize budget; add --optimize" in result.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_explain_says_which_rejections_an_optimal_map_could_hold(sioux_area, sioux_candidates):
+    subset = sioux_candidates.sample(frac=0.35, random_state=3).reset_index(drop=True)
+    options = StationMapOptions(
+        cluster_radius_m=402, max_per_cluster=2, optimize=True, explain_optimal=True
+    )
+    result = build_station_map(sioux_area, subset, options)
+    cands = result.candidates
+    assert result.optimization.optimal
+    verdict = cands["in_optimal_map"]
+    assert (verdict[cands["status"] == "kept"] == "yes").all()
+    assert (verdict[cands["reason"].isin(["duplicate", "excluded"])] == "").all()
+    spaced = cands[cands["reason"].isin(["spacing", "gap", "cluster_cap"])]
+    assert set(spaced["in_optimal_map"]) == {"yes", "no"}
+    # A "no" next to nothing but itself cannot be: a candidate farther than the gap
+    # from every other eligible one is in every optimal map.
+    eligible = cands[cands["reason"].isin(["", "spacing", "gap", "cluster_cap"])]
+    lon, lat = eligible.geometry.x.to_numpy(), eligible.geometry.y.to_numpy()
+    for _, row in spaced[spaced["in_optimal_map"] == "no"].iterrows():
+        _, _, d = GEOD.inv(
+            np.full(len(lon), row.geometry.x), np.full(len(lon), row.geometry.y), lon, lat
+        )
+        assert (d < 1000).sum() >= 2  # itself and a rival
+    again = build_station_map(sioux_area, subset.iloc[::-1].reset_index(drop=True), options)
+    key = lambda f: f.set_index("id")["in_optimal_map"].sort_index()  # noqa: E731
+    assert key(again.candidates).equals(key(cands))
