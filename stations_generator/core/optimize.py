@@ -57,9 +57,13 @@ from .spacing import (
 )
 
 DEFAULT_TIME_LIMIT_S = 60.0
+#: Above this many gap-graph edges (both directions) in a component whose clusters are
+#: too many to list, its maximal cliques are not listed either (Helsinki centre: 512
+#: candidates, ~100k edges, 40 s in networkx); Sioux Falls' largest has ~11k.
 #: Above this many feasible clusters in one component the exact model is not built
 #: (listing them in Python and the model's size grow with it: ~2 s to list 50k).
 MAX_CLUSTERS_PER_COMPONENT = 50_000
+MAX_EDGES_FOR_CLIQUES = 40_000
 _SEED = 0
 
 
@@ -191,7 +195,7 @@ def enumerate_clusters(
 
     A member set reachable from several seeds is listed once (with its best-ranked
     seed). Returns None when there are more than ``limit``; with ``per_seed``, lists
-    at most that many new clusters per seed instead (a subset: no longer exact).
+    at most that many clusters per seed instead (a subset: no longer exact).
     """
     rules = geo.rules
     cap = rules.max_per_cluster
@@ -211,15 +215,15 @@ def enumerate_clusters(
         if cap and used0 > cap:
             continue
         stack: list[tuple[tuple[int, ...], int, int]] = [((s,), 0, used0)]
-        fresh = 0
+        visited = 0
         while stack:
             members, start, used = stack.pop()
+            visited += 1
+            if per_seed is not None and visited > per_seed:
+                break
             key = tuple(sorted(members, key=rank.__getitem__))
             if key not in seen:
                 seen[key] = s
-                fresh += 1
-                if per_seed is not None and fresh >= per_seed:
-                    break
                 if per_seed is None and len(seen) > limit:
                     return None
             for p in range(start, len(near)):
@@ -233,6 +237,17 @@ def enumerate_clusters(
     out = [(seed, members) for members, seed in seen.items()]
     out.sort(key=lambda sm: (rank[sm[0]], [rank[m] for m in sm[1]]))
     return out
+
+
+def _gap_edges(comp: list[int], index: NeighbourIndex, rules: SpacingRules) -> int:
+    """Pairs of the component closer than the gap (both directions)."""
+    members = np.zeros(len(index), bool)
+    members[comp] = True
+    count = 0
+    for i in comp:
+        nb, d = index.neighbours(i)
+        count += int((members[nb] & (d < rules.cluster_gap_m)).sum())
+    return count
 
 
 def _cliques(comp: list[int], geo: _Geometry) -> list[tuple[int, ...]]:
@@ -522,6 +537,24 @@ def optimize_stations(
             reports.append(
                 ComponentReport(
                     len(cl), 0, plain_count, count, max(bound, count), optimal, wall, "seeds"
+                )
+            )
+        elif clusters is None and _gap_edges(cl, index, rules) > MAX_EDGES_FOR_CLIQUES:
+            # So dense that even listing the cliques is slow: the greedy's map stays, and
+            # the bound is the minimum spacing's alone.
+            bound, wall = _spacing_bound(cl, geo, budget)
+            chosen_clusters.extend(greedy)
+            bound_total += max(bound, g_count)
+            reports.append(
+                ComponentReport(
+                    len(cl),
+                    0,
+                    plain_count,
+                    g_count,
+                    max(bound, g_count),
+                    g_count >= bound,
+                    wall,
+                    "fallback",
                 )
             )
         elif clusters is None:
