@@ -206,3 +206,15 @@ def test_explain_says_which_rejections_an_optimal_map_could_hold(sioux_area, sio
     again = build_station_map(sioux_area, subset.iloc[::-1].reset_index(drop=True), options)
     key = lambda f: f.set_index("id")["in_optimal_map"].sort_index()  # noqa: E731
     assert key(again.candidates).equals(key(cands))
+
+
+@pytest.mark.slow
+def test_too_many_clusters_to_list_still_beats_the_greedy(sioux_area, sioux_candidates, sioux_data):
+    # 805 m with a cap of 3: more than 50k feasible clusters in the largest component, so
+    # a listed subset is packed and the bound is the minimum spacing's alone.
+    result = _optimized(sioux_area, sioux_candidates, sioux_data.water, 805.0, 3, limit=5)
+    opt = result.optimization
+    largest = max(opt.components, key=lambda c: c.size)
+    assert largest.model == "restricted" and not largest.optimal
+    assert opt.greedy_count < opt.count <= opt.bound
+    _assert_valid(result)
