@@ -30,10 +30,13 @@ Determinism: one search worker, a fixed seed, and the time limit counted in CP-S
 and options give the same map. One deterministic second is roughly one wall second
 here (measured in bench/bench_optimize.py).
 
-When a component has too many feasible clusters to list (e.g. radius = gap and no
-cap in a dense town), it falls back to a weaker model: the greedy's stations stay,
-and the bound is the largest set of candidates at least the minimum spacing apart
-(which ignores the gap, the radius and the cap, so it is a valid upper bound).
+When a component has too many feasible clusters to list (more than
+:data:`MAX_CLUSTERS_PER_COMPONENT`): with the radius equal to the gap, a compact model
+over station and seed variables (:func:`_solve_seeds`) finds good maps but bounds them
+weakly; otherwise a listed subset of the clusters is packed (a heuristic) and bounded by
+the largest set of candidates at least the minimum spacing apart (which ignores the gap,
+the radius and the cap, so it is a valid upper bound); components too dense even to list
+their cliques keep the greedy's map with that bound.
 """
 
 from __future__ import annotations
