@@ -350,6 +350,8 @@ def make_station_map(
     play_date: dt.date | None = None,
     water_subtract: bool = True,
     strict_priority: bool = False,
+    optimize: bool = False,
+    time_limit: float | None = None,
     warn: Warn | None = None,
 ) -> StationMap:
     """Pick the vehicle stations: every ``generate`` option, with its default.
@@ -377,6 +379,11 @@ def make_station_map(
         Subtract water from the play area.
     strict_priority : bool
         Pure rank-order selection, without the swaps that add stations.
+    optimize : bool
+        Solve the spacing exactly (CP-SAT), as ``generate --optimize``: the most stations
+        the rules allow, never fewer than without it; ``summary()`` gives the proven bound.
+    time_limit : float or None
+        The solver's budget in deterministic seconds [default: 60]; only with ``optimize``.
     warn : callable
         Receives warnings (data coverage, far below the game-size band).
 
@@ -385,6 +392,7 @@ def make_station_map(
     StationMap
         ``stations`` and ``candidates`` GeoDataFrames, the net area, the rules used.
     """
+    from .core.optimize import DEFAULT_TIME_LIMIT_S
     from .generate import build, select_catalogue
 
     request = _request(
@@ -403,6 +411,8 @@ def make_station_map(
         play_date=play_date,
         water_subtract=water_subtract and osm.water,
         strict_priority=strict_priority,
+        optimize=optimize,
+        time_limit=DEFAULT_TIME_LIMIT_S if time_limit is None else float(time_limit),
     )
     catalogue = select_catalogue(request)
     result = build(

@@ -293,6 +293,17 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
     help="Pure rank-order selection, without the swaps that add stations.",
 )
 @click.option(
+    "--optimize",
+    is_flag=True,
+    help="Solve the spacing exactly (CP-SAT): the most stations the rules allow, with the "
+    "proven bound; never fewer than without it.",
+)
+@click.option(
+    "--time-limit",
+    type=SECONDS(min=0.1),
+    help="Solver budget for --optimize in (deterministic) seconds [default: 60].",
+)
+@click.option(
     "--explain",
     is_flag=True,
     help="Also write candidates.geojson: every candidate with its status and reason.",
@@ -353,6 +364,8 @@ def generate(
     play_date,
     no_water_subtract,
     strict_priority,
+    optimize,
+    time_limit,
     explain,
     html_map,
     map_name,
@@ -372,6 +385,7 @@ def generate(
       stations-generator generate zones/sioux-falls.geojson \\
         --osm examples/sioux-falls/pois.json --water examples/sioux-falls/water.json -o out/sioux-falls
     """
+    from .core.optimize import DEFAULT_TIME_LIMIT_S
     from .generate import GenerateRequest, run_generate
 
     sources = [s for s in (play_area, osm_relation, place) if s is not None]
@@ -381,6 +395,8 @@ def generate(
         raise click.UsageError(
             "--osm-relation and --place fetch the area online; with --osm give a PLAY_AREA file"
         )
+    if time_limit is not None and not optimize:
+        raise click.UsageError("--time-limit is the --optimize budget; add --optimize")
     request = GenerateRequest(
         play_area=play_area,
         osm_relation=osm_relation,
@@ -404,6 +420,8 @@ def generate(
         play_date=play_date,
         water_subtract=not no_water_subtract,
         strict_priority=strict_priority,
+        optimize=optimize,
+        time_limit=DEFAULT_TIME_LIMIT_S if time_limit is None else time_limit,
         explain=explain,
         html_map=html_map,
         map_name=map_name,

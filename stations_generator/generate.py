@@ -16,6 +16,7 @@ from .core.density import DEFAULT_TIERS, format_tiers, parse_tiers
 from .core.gamesize import AREA_FLOOR_KM2, STATION_BANDS
 from .core.geodesy import LocalFrame
 from .core.opening_hours import parse_play_window
+from .core.optimize import DEFAULT_TIME_LIMIT_S
 from .core.spacing import NeighbourIndex, closest_distances
 from .core.stationmap import StationMap, StationMapOptions, build_station_map
 from .coverage import check_coverage
@@ -63,6 +64,8 @@ class GenerateRequest:
     play_date: dt.date | None = None
     water_subtract: bool = True
     strict_priority: bool = False
+    optimize: bool = False
+    time_limit: float = DEFAULT_TIME_LIMIT_S
     explain: bool = False
     html_map: bool = False
     map_name: str | None = None
@@ -112,6 +115,9 @@ def station_map_options(request: GenerateRequest) -> StationMapOptions:
         density_radius_m=request.density_radius,
         tiers=tiers,
         strict_priority=request.strict_priority,
+        optimize=request.optimize,
+        time_limit_s=request.time_limit,
+        explain_optimal=request.optimize and request.explain,
     )
 
 
@@ -270,7 +276,16 @@ def _metadata(result: StationMap) -> dict:
         "playing_days": result.settings.get("playing_days", "sat,sun"),
         # The wait tiers as --tiers text: calibrate pastes its suggestion in this form.
         "tiers": result.settings.get("tiers", format_tiers(DEFAULT_TIERS)),
+        **_optimize_metadata(result),
     }
+
+
+def _optimize_metadata(result: StationMap) -> dict:
+    """What --optimize proved (absent without it, so plain outputs do not change)."""
+    opt = result.optimization
+    if opt is None:
+        return {}
+    return {"optimized": True, "station_bound": opt.bound, "optimal": opt.optimal}
 
 
 def output_texts(
@@ -338,6 +353,16 @@ def summary_lines(result: StationMap) -> list[str]:
         f"Stations: {len(stations)} in {result.cluster_count} clusters, from {len(cands)} candidates"
         + (f" (rejected: {rejected})" if rejected else "")
     ]
+    if result.optimization is not None:
+        opt = result.optimization
+        lines.append(f"Optimized: {opt.summary()}; the greedy alone had {opt.greedy_count}")
+        if "in_optimal_map" in cands.columns:
+            rej = cands.loc[cands["status"] == "rejected", "in_optimal_map"].value_counts()
+            lines.append(
+                f"Rejected candidates that some optimal map includes: {rej.get('yes', 0)}; "
+                f"that none can: {rej.get('no', 0)}; undecided in the time limit: "
+                f"{rej.get('unknown', 0)} (candidates.geojson: in_optimal_map)"
+            )
     size = result.game_size
     bounds = []
     if size != "S":

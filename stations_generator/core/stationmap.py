@@ -26,6 +26,7 @@ from .dedupe import DEFAULT_RADIUS_M, find_duplicates
 from .density import DEFAULT_DENSITY_RADIUS_M, DEFAULT_TIERS, WaitTier, assign_tiers, nearby_counts
 from .gamesize import GAME_SIZES, HIDING_RADIUS_M, STATION_BANDS, infer_game_size
 from .geodesy import LocalFrame, geodesic_area_km2
+from .optimize import DEFAULT_TIME_LIMIT_S, OptimizeResult, explain_optimal, optimize_stations
 from .ranking import rank_order
 from .spacing import NeighbourIndex, SpacingResult, SpacingRules, select_stations
 
@@ -72,6 +73,15 @@ class StationMapOptions:
         Same-site duplicates lie within this distance (50 m).
     strict_priority : bool
         Skip the count-improving swaps; keep the pure rank-order greedy.
+    optimize : bool
+        Solve the spacing exactly (:mod:`.optimize`) under the cap in force (the
+        auto-tuned cap is still chosen by the greedy, so it keeps its meaning).
+    time_limit_s : float
+        The optimizer's budget (CP-SAT deterministic seconds, about wall seconds).
+    explain_optimal : bool
+        With ``optimize``: add a candidate column ``in_optimal_map`` ("yes" / "no" /
+        "unknown"): whether any map with the most stations could include it (another
+        budget of ``time_limit_s`` for the forced solves).
     """
 
     min_spacing_m: float = 300.0
@@ -83,6 +93,9 @@ class StationMapOptions:
     tiers: tuple[WaitTier, ...] = DEFAULT_TIERS
     dedupe_radius_m: float = DEFAULT_RADIUS_M
     strict_priority: bool = False
+    optimize: bool = False
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S
+    explain_optimal: bool = False
 
 
 @dataclass
@@ -102,6 +115,7 @@ class StationMap:
     exclusions: list[BaseGeometry] = field(default_factory=list)
     #: Options recorded in the outputs' metadata (playing hours and days), set by the caller.
     settings: dict[str, str] = field(default_factory=dict)
+    optimization: OptimizeResult | None = None
 
     @property
     def cluster_count(self) -> int:
@@ -258,6 +272,17 @@ def build_station_map(
         rules, result = chosen
     else:
         rules, result = base_rules, run(base_rules)
+    optimization = None
+    in_optimal = None
+    if options.optimize:
+        optimization = optimize_stations(
+            index, spacing_order, rules, transit, time_limit_s=options.time_limit_s, start=result
+        )
+        result = optimization.result
+        if options.explain_optimal:
+            in_optimal = np.full(n, "", dtype=object)
+            for i, verdict in explain_optimal(optimization, options.time_limit_s).items():
+                in_optimal[i] = verdict
 
     spaced = spacing_order
     reason[spaced] = result.reason[spaced]
@@ -276,6 +301,8 @@ def build_station_map(
     out["density_tier"] = [t.name for t in tiers]
     out["wait_min"] = np.array([t.wait_min for t in tiers], np.int64)
     out["wait_max"] = np.array([t.wait_max for t in tiers], np.int64)
+    if in_optimal is not None:
+        out["in_optimal_map"] = in_optimal
     out = out.iloc[order].reset_index(drop=True)  # best-ranked first
 
     stations = out[out["status"] == "kept"]
@@ -293,4 +320,5 @@ def build_station_map(
         cap_auto=cap_auto,
         cap_trail=cap_trail,
         exclusions=list(exclusions),
+        optimization=optimization,
     )

@@ -67,7 +67,9 @@ STATION_PROPERTIES: tuple[str, ...] = (
 """Station properties written to GeoJSON (and KML ExtendedData), in this order."""
 
 _CANDIDATE_EXTRA: tuple[str, ...] = ("priority", "status", "reason", "conflict_with")
-_TEXT_FIELDS = frozenset({"id", "name", "category", "opening_hours", "reason", "conflict_with"})
+_TEXT_FIELDS = frozenset(
+    {"id", "name", "category", "opening_hours", "reason", "conflict_with", "in_optimal_map"}
+)
 _INT_FIELDS = frozenset(
     {"cluster_id", "wait_min", "wait_max", "nearby_count", "osm_id", "priority"}
 )
@@ -438,7 +440,8 @@ def candidates_feature_collection(
 
     Each feature has ``{"role": "candidate"}``, the :data:`STATION_PROPERTIES`
     (missing ones as ``null``, missing text as ``""``), then ``priority``,
-    ``status`` (``"kept"``/``"rejected"``), ``reason`` and ``conflict_with``.
+    ``status`` (``"kept"``/``"rejected"``), ``reason`` and ``conflict_with``, and with
+    ``generate --optimize`` ``in_optimal_map`` (``"yes"``/``"no"``/``"unknown"``).
     Kept candidates come first, each group ordered by ``(cluster_id, id)``.
 
     Parameters
@@ -459,6 +462,8 @@ def candidates_feature_collection(
         If a geometry is not a Point.
     """
     fields = (*STATION_PROPERTIES, *_CANDIDATE_EXTRA)
+    if "in_optimal_map" in candidates.columns:  # generate --optimize --explain
+        fields = (*fields, "in_optimal_map")
     records = station_records(candidates, fields)
     records.sort(key=lambda r: r.properties.get("status") != "kept")  # stable sort
     features = [_point_feature(r, "candidate") for r in records]

@@ -31,6 +31,8 @@ PAGE_OPTIONS = (
     "no_transit",
     "no_water_subtract",
     "strict_priority",
+    "optimize",
+    "time_limit",
     "explain",
     "map_name",
 )

@@ -342,6 +342,8 @@ class StationMapService:
             exclusions = [
                 parse_polygons(exclusions_raw, "the exclusions", console.warn, min_area_km2=0)
             ]
+        from ..core.optimize import DEFAULT_TIME_LIMIT_S
+
         request = gen.GenerateRequest(
             osm_files=osm_files,
             water_files=water_files,
@@ -359,6 +361,10 @@ class StationMapService:
             play_date=values["play_date"],
             water_subtract=not values["no_water_subtract"],
             strict_priority=values["strict_priority"],
+            optimize=values["optimize"],  # time_limit: the CLI's --time-limit default
+            time_limit=(
+                DEFAULT_TIME_LIMIT_S if values["time_limit"] is None else values["time_limit"]
+            ),
             explain=values["explain"],
             map_name=values["map_name"],
             overpass_urls=c.overpass_urls,
