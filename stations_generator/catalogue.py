@@ -191,6 +191,44 @@ class Catalogue:
                     return True
         return any(cat.matches(tags) for cat in self._unindexed)
 
+    def prefilter(self):
+        """The tags :meth:`keeps` needs, for the extract readers' C++ tag filter.
+
+        Returns
+        -------
+        stations_generator.osm.extracts.Prefilter or None
+            One exact ``key=value`` of each alternative (or its key, for an
+            alternative with only ``key`` / ``key~regex`` clauses); None when an
+            alternative has no positive clause (anything might match it).
+        """
+        from .osm.extracts import Prefilter
+
+        pairs: set[tuple[str, str]] = set()
+        keys: set[str] = set()
+        for cat in self.categories.values():
+            for alternative in cat.match:
+                exact = next((c for c in alternative if c.op == "="), None)
+                if exact is not None:
+                    pairs.add((exact.key, exact.value))
+                    continue
+                positive = next((c for c in alternative if c.op in ("exists", "~")), None)
+                if positive is None:
+                    return None
+                keys.add(positive.key)
+        return Prefilter(frozenset(pairs), frozenset(keys))
+
+    def fingerprint(self) -> str:
+        """A hash of what :meth:`keeps` matches: equal fingerprints keep the same objects."""
+        import hashlib
+
+        text = repr(
+            sorted(
+                (cat.name, [[(c.key, c.op, c.value) for c in alt] for alt in cat.match])
+                for cat in self.categories.values()
+            )
+        )
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
     def overpass_filters(self) -> list[str]:
         """Every distinct Overpass filter of the catalogue, sorted (for one batched query)."""
         return sorted({f for cat in self.categories.values() for f in cat.overpass_filters()})

@@ -226,6 +226,11 @@ class OsmContext:
             self.catalogue.keeps(tags) or osm_filters.matches(self.station_filters, tags)
         )
 
+    @property
+    def _prefilter(self):
+        """The C++ tag filter of :attr:`_keep` (none with station filters: they match anything)."""
+        return None if self.station_filters else self.catalogue.prefilter()
+
     def _in_window(self, e: OsmElement) -> OsmElement:
         lon = wrap_lon(e.lon, self.centre)
         return e if lon == e.lon else dataclasses.replace(e, lon=lon)
@@ -248,7 +253,7 @@ class OsmContext:
                 found = [
                     e
                     for box_ in self.bboxes(margin_m)
-                    for e in extracts.read_points(path, self._keep, box_)
+                    for e in extracts.read_points(path, self._keep, box_, prefilter=self._prefilter)
                 ]
             for e in found:
                 out.setdefault(e.key, e)
@@ -419,10 +424,16 @@ class OsmContext:
         if key not in self._reads:
             boxes = self.bboxes(margin_m)
             if subject == "coastline":
-                found = self._lines(lambda t: t.get("natural") == "coastline", boxes)
+                found = self._lines(
+                    lambda t: t.get("natural") == "coastline",
+                    boxes,
+                    extracts.Prefilter(frozenset({("natural", "coastline")})),
+                )
             elif subject == "high_speed_rail":
                 found = self._lines(
-                    lambda t: t.get("railway") == "rail" and t.get("highspeed") == "yes", boxes
+                    lambda t: t.get("railway") == "rail" and t.get("highspeed") == "yes",
+                    boxes,
+                    extracts.Prefilter(frozenset({("highspeed", "yes")})),
                 )
             elif subject == "border":
                 found = tuple(z.geometry.boundary for z in self._zones(2, boxes))
@@ -442,13 +453,13 @@ class OsmContext:
             seen.setdefault(k, g)
         return tuple(to_window(g, self.centre) for g in seen.values())
 
-    def _lines(self, keep, boxes) -> tuple[BaseGeometry, ...]:
+    def _lines(self, keep, boxes, prefilter=None) -> tuple[BaseGeometry, ...]:
         self._check_files()
         return self._unique(
             ((str(f), key), line)
             for f in self._extracts()
             for b in boxes
-            for key, _, line in extracts.read_lines(f, keep, b)
+            for key, _, line in extracts.read_lines(f, keep, b, prefilter=prefilter)
         )
 
     def zones(self, level: int) -> tuple[Zone, ...]:
@@ -469,6 +480,7 @@ class OsmContext:
                         and "name" in t
                     ),
                     b,
+                    prefilter=extracts.Prefilter(frozenset({("boundary", "administrative")})),
                 ):
                     found.setdefault(
                         zid, Zone(zid, tags.get("name", ""), to_window(geom, self.centre))

@@ -85,7 +85,9 @@ def read_files(
             if with_water:
                 data.water.extend(polygons)
         else:
-            data.elements.extend(extracts.read_points(path, catalogue.keeps, bbox))
+            data.elements.extend(
+                extracts.read_points(path, catalogue.keeps, bbox, prefilter=catalogue.prefilter())
+            )
             if water and not water_files:
                 data.water.extend(extracts.read_water(path, bbox))
         data.sources.append(path.name)

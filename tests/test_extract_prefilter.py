@@ -1,0 +1,68 @@
+"""The C++ tag prefilters give the readers' results unchanged, on every bundled extract."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import EXTRACTS
+
+from stations_generator.catalogue import load_catalogue
+from stations_generator.osm import extracts
+
+FILES = sorted(p for p in EXTRACTS.iterdir() if p.name.endswith(extracts.EXTRACT_SUFFIXES))
+ADMIN = extracts.Prefilter(frozenset({("boundary", "administrative")}))
+
+
+def _admin(tags) -> bool:
+    return tags.get("boundary") == "administrative" and "name" in tags
+
+
+def _wkb(rows):
+    return [(key, tags, geom.wkb) for key, tags, geom in rows]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_prefiltered_reads_are_identical(path):
+    catalogue = load_catalogue()
+    prefilter = catalogue.prefilter()
+    plain = extracts.read_points(path, catalogue.keeps)
+    assert plain, path.name  # something to compare
+    assert extracts.read_points(path, catalogue.keeps, prefilter=prefilter) == plain
+    assert _wkb(extracts.read_areas(path, _admin, prefilter=ADMIN)) == _wkb(
+        extracts.read_areas(path, _admin)
+    )
+    water = [g.wkb for _, _, g in extracts.read_areas(path, extracts.is_water)]
+    assert [g.wkb for g in extracts.read_water(path)] == water
+
+
+def test_relation_centres_use_member_ways_the_filter_drops():
+    """Liechtenstein's kept relations have untagged member ways: pass 3 must find them."""
+    catalogue = load_catalogue()
+    path = EXTRACTS / "liechtenstein-2013-08.osm.pbf"
+    got = extracts.read_points(path, catalogue.keeps, prefilter=catalogue.prefilter())
+    relations = [e for e in got if e.osm_type == "relation"]
+    assert relations
+    assert relations == [
+        e for e in extracts.read_points(path, catalogue.keeps) if e.osm_type == "relation"
+    ]
+
+
+def test_catalogue_prefilter_is_implied_by_keeps():
+    catalogue = load_catalogue()
+    prefilter = catalogue.prefilter()
+    assert ("amenity", "cafe") in prefilter.pairs
+    assert prefilter.keys == {"diplomatic"}  # consulate: diplomatic~^consulate
+    for cat in catalogue.categories.values():
+        for alternative in cat.match:
+            keys = {c.key for c in alternative if c.op in ("=", "exists", "~")}
+            pairs = {(c.key, c.value) for c in alternative if c.op == "="}
+            assert pairs & prefilter.pairs or keys & prefilter.keys, cat.name
+
+
+def test_catalogue_fingerprint_follows_the_match_clauses():
+    from stations_generator.catalogue import Catalogue
+
+    catalogue = load_catalogue()
+    same = Catalogue(catalogue.categories.values())
+    fewer = Catalogue(list(catalogue.categories.values())[1:])
+    assert same.fingerprint() == catalogue.fingerprint()
+    assert fewer.fingerprint() != catalogue.fingerprint()
