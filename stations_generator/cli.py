@@ -87,6 +87,7 @@ LAZY_COMMANDS = {
     "roll": "stations_generator.commands.play:roll",
     "route": "stations_generator.commands.play:route",
     "calibrate": "stations_generator.commands.play:calibrate",
+    "extract": "stations_generator.commands.extract:extract",
 }
 
 
@@ -100,6 +101,7 @@ LAZY_HELP = {
     "roll": "Roll for a departure at STATION (a name or id of the map).",
     "route": "Plan a route: drive time per leg, expected wait, cooldown and timeline.",
     "calibrate": "Check a map's wait ranges against transit-like travel times.",
+    "extract": "OSM extracts: read one into the extract cache ahead of time.",
 }
 
 
@@ -335,7 +337,9 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
     envvar="STATIONS_GENERATOR_CACHE_DIR",
     help="Overpass cache folder [default: the user cache dir; env STATIONS_GENERATOR_CACHE_DIR].",
 )
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the Overpass cache.")
+@click.option(
+    "--no-cache", is_flag=True, help="Neither read nor write the Overpass or the extract cache."
+)
 @click.pass_obj
 def generate(
     console: Console,

@@ -74,7 +74,7 @@ from .core.questions import (
 from .core.rules import ADMIN_LEVELS, rule_set
 from .core.shapes import AzimuthalFrame, distance_m
 from .errors import InputError
-from .osm import extracts, overpass
+from .osm import extracts, layers, overpass
 from .osm import filters as osm_filters
 from .osm.elements import OsmElement
 from .osm.routes import Route, read_routes, routes_serving
@@ -226,11 +226,6 @@ class OsmContext:
             self.catalogue.keeps(tags) or osm_filters.matches(self.station_filters, tags)
         )
 
-    @property
-    def _prefilter(self):
-        """The C++ tag filter of :attr:`_keep` (none with station filters: they match anything)."""
-        return None if self.station_filters else self.catalogue.prefilter()
-
     def _in_window(self, e: OsmElement) -> OsmElement:
         lon = wrap_lon(e.lon, self.centre)
         return e if lon == e.lon else dataclasses.replace(e, lon=lon)
@@ -253,7 +248,11 @@ class OsmContext:
                 found = [
                     e
                     for box_ in self.bboxes(margin_m)
-                    for e in extracts.read_points(path, self._keep, box_, prefilter=self._prefilter)
+                    for e in (
+                        extracts.read_points(path, self._keep, box_)
+                        if self.station_filters
+                        else layers.points(path, self.catalogue, box_)
+                    )
                 ]
             for e in found:
                 out.setdefault(e.key, e)
@@ -424,17 +423,9 @@ class OsmContext:
         if key not in self._reads:
             boxes = self.bboxes(margin_m)
             if subject == "coastline":
-                found = self._lines(
-                    lambda t: t.get("natural") == "coastline",
-                    boxes,
-                    extracts.Prefilter(frozenset({("natural", "coastline")})),
-                )
+                found = self._lines("coastline", boxes)
             elif subject == "high_speed_rail":
-                found = self._lines(
-                    lambda t: t.get("railway") == "rail" and t.get("highspeed") == "yes",
-                    boxes,
-                    extracts.Prefilter(frozenset({("highspeed", "yes")})),
-                )
+                found = self._lines("high_speed_rail", boxes)
             elif subject == "border":
                 found = tuple(z.geometry.boundary for z in self._zones(2, boxes))
             else:  # body_of_water
@@ -442,7 +433,7 @@ class OsmContext:
                     (f"{f}:{k}", g)
                     for f in self._extracts()
                     for b in boxes
-                    for k, g in enumerate(extracts.read_water(f, b))
+                    for k, g in enumerate(layers.water(f, b))
                 )
             self._reads[key] = found
         return self._reads[key]
@@ -453,13 +444,13 @@ class OsmContext:
             seen.setdefault(k, g)
         return tuple(to_window(g, self.centre) for g in seen.values())
 
-    def _lines(self, keep, boxes, prefilter=None) -> tuple[BaseGeometry, ...]:
+    def _lines(self, layer: str, boxes) -> tuple[BaseGeometry, ...]:
         self._check_files()
         return self._unique(
             ((str(f), key), line)
             for f in self._extracts()
             for b in boxes
-            for key, _, line in extracts.read_lines(f, keep, b, prefilter=prefilter)
+            for key, _, line in layers.lines(f, layer, b)
         )
 
     def zones(self, level: int) -> tuple[Zone, ...]:
@@ -472,16 +463,9 @@ class OsmContext:
         found: dict[str, Zone] = {}
         for f in self._extracts():
             for b in boxes:
-                for zid, tags, geom in extracts.read_areas(
-                    f,
-                    lambda t: (
-                        t.get("boundary") == "administrative"
-                        and t.get("admin_level") == key
-                        and "name" in t
-                    ),
-                    b,
-                    prefilter=extracts.Prefilter(frozenset({("boundary", "administrative")})),
-                ):
+                for zid, tags, geom in layers.areas(f, "admin", b):
+                    if tags.get("admin_level") != key:
+                        continue
                     found.setdefault(
                         zid, Zone(zid, tags.get("name", ""), to_window(geom, self.centre))
                     )

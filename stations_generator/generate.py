@@ -22,7 +22,8 @@ from .errors import InputError
 from .export import csv as csv_export
 from .export import geojson, kml
 from .export.atomic import OutputSet, output_set
-from .osm import overpass, sources
+from .osm import layers, overpass, sources
+from .osm.extract_cache import ExtractCache
 from .osm.nominatim import NominatimClient
 from .playarea import load_polygons
 
@@ -156,7 +157,10 @@ def run_generate(request: GenerateRequest, console) -> StationMap:
     catalogue = select_catalogue(request)
     # The -o folder is locked from here on (a second run fails at once); its files
     # appear together when the block ends, or not at all.
-    with output_set(request.output_dir, GENERATE_FILES) as outputs:
+    with (
+        output_set(request.output_dir, GENERATE_FILES) as outputs,
+        layers.use_cache(ExtractCache.for_command(request.cache_dir, request.use_cache, console)),
+    ):
         result, default_name = _build(request, console, window, options, catalogue)
         _write_outputs(request, result, default_name, outputs)
     _report(request, result, console)
