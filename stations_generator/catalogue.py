@@ -221,13 +221,18 @@ class Catalogue:
         """A hash of what :meth:`keeps` matches: equal fingerprints keep the same objects."""
         import hashlib
 
+        known = getattr(self, "_fingerprint", None)
+        if known is not None:
+            return known
+
         text = repr(
             sorted(
                 (cat.name, [[(c.key, c.op, c.value) for c in alt] for alt in cat.match])
                 for cat in self.categories.values()
             )
         )
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        self._fingerprint = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return self._fingerprint
 
     def overpass_filters(self) -> list[str]:
         """Every distinct Overpass filter of the catalogue, sorted (for one batched query)."""

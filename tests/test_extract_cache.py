@@ -71,6 +71,7 @@ def test_station_map_is_the_same_from_1_and_4_tiles_and_from_the_cache(
 
 def test_extract_index_then_every_layer_is_cached(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
+    station_map = _generate(tmp_path, "plain", LIECHTENSTEIN, "--no-cache")
     result = CliRunner().invoke(
         main, ["extract", "index", str(LIECHTENSTEIN), "--cache-dir", str(cache)]
     )
@@ -98,6 +99,8 @@ def test_extract_index_then_every_layer_is_cached(tmp_path, monkeypatch):
     assert [(k, t, g.wkb) for k, t, g in got[1]] == [(k, t, g.wkb) for k, t, g in want[1]]
     assert got[1]  # Liechtenstein's municipalities
     assert [g.wkb for g in got[2]] == [g.wkb for g in want[2]]
+    # generate's station categories are a selection: the index serves it too.
+    assert _generate(tmp_path, "indexed", LIECHTENSTEIN, "--cache-dir", cache) == station_map
 
 
 def test_extract_index_of_a_missing_file_is_one_line(tmp_path):
@@ -153,7 +156,8 @@ def test_bad_entry_is_rebuilt_never_used(tmp_path, damage):
         got = layers.points(LIECHTENSTEIN, catalogue)
     assert [(e, e.tags) for e in got] == [(e, e.tags) for e in want]
     assert any("dropped" in w for w in warnings), warnings
-    assert cache.load(cache.key(LIECHTENSTEIN, f"points|{catalogue.fingerprint()}")) is not None
+    index = layers.index_catalogue(catalogue)
+    assert cache.load(cache.key(LIECHTENSTEIN, f"points|{index.fingerprint()}")) is not None
 
 
 def test_entry_with_another_key_is_not_trusted(tmp_path):

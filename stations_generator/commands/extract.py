@@ -28,7 +28,8 @@ def extract() -> None:
     "category_files",
     multiple=True,
     type=click.Path(path_type=Path),
-    help="TOML catalogue additions the later commands will use (repeatable).",
+    help="TOML catalogue additions the later commands will use (repeatable); the "
+    "default catalogue and the report's transit lines are always indexed.",
 )
 @click.option(
     "--cache-dir",

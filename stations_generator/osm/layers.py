@@ -15,6 +15,7 @@ of :mod:`stations_generator.osm.extracts` are called directly, with the box.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import contextvars
 import os
 from collections.abc import Callable, Iterator
@@ -217,18 +218,46 @@ def points(path: Path, catalogue, bbox: extracts.BBox | None = None) -> list[Osm
     """
     path = Path(path)
     box_ = extracts._check_bbox(bbox)
-    prefilter = catalogue.prefilter()
     if not current_cache().enabled:
-        return extracts.read_points(path, catalogue.keeps, box_, prefilter=prefilter)
+        return extracts.read_points(path, catalogue.keeps, box_, prefilter=catalogue.prefilter())
     extracts._open(path)  # the readers' checks and messages, before any cache look-up
+    index = index_catalogue(catalogue)
     found = _cached(
         path,
-        f"points|{catalogue.fingerprint()}",
-        lambda: extracts.read_points(path, catalogue.keeps, prefilter=prefilter),
+        f"points|{index.fingerprint()}",
+        lambda: extracts.read_points(path, index.keeps, prefilter=index.prefilter()),
         _points_columns,
         _points_from,
     )
+    if index is not catalogue:  # the index holds more: keep what this catalogue keeps
+        found = [e for e in found if catalogue.keeps(e.tags)]
     return list(found) if box_ is None else [e for e in found if _in_box(e, box_)]
+
+
+_INDEX: dict[str, Any] = {}
+
+
+def index_catalogue(catalogue):
+    """The catalogue whose points the cache holds, for any command's ``catalogue``.
+
+    Every command's catalogue (generate's station selection, the questions' full
+    catalogue, the report's with transit lines) is covered by one index: the
+    default catalogue and the report's extras, plus any category of ``catalogue``
+    they lack (from ``--categories`` files). So one read, or ``extract index``,
+    serves them all; a command then keeps the points its own catalogue keeps.
+    """
+    from ..catalogue import Catalogue, load_catalogue
+    from ..core.report import report_catalogue
+
+    base = _INDEX.get("base")
+    if base is None:
+        base = _INDEX["base"] = report_catalogue(load_catalogue())
+    known = {(c.name, c.match) for c in base.categories.values()}
+    extra = [c for c in catalogue.categories.values() if (c.name, c.match) not in known]
+    if not extra:
+        return catalogue if catalogue.fingerprint() == base.fingerprint() else base
+    renamed = [dataclasses.replace(c, name=f"{c.name}|extra") for c in extra]
+    return Catalogue([*base.categories.values(), *renamed])
 
 
 def areas(path: Path, layer: str, bbox: extracts.BBox | None = None) -> list:
