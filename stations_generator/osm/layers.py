@@ -15,8 +15,8 @@ of :mod:`stations_generator.osm.extracts` are called directly, with the box.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import contextvars
+import dataclasses
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
