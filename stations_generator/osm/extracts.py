@@ -118,6 +118,12 @@ class Prefilter:
     pairs: frozenset[tuple[str, str]] = frozenset()
     keys: frozenset[str] = frozenset()
 
+    def exact_filter(self) -> Any:
+        """A TagFilter of ``pairs`` alone (the objects with one of ``keys`` need another pass)."""
+        if self.pairs:
+            return osmium.filter.TagFilter(*sorted(self.pairs))
+        return osmium.filter.EntityFilter(osmium.osm.NOTHING)
+
     def osmium_filter(self) -> Any:
         """The osmium filter: a TagFilter, a KeyFilter when ``keys`` is set."""
         if self.keys:
@@ -406,35 +412,52 @@ def read_points(
     # in the cache for ways and relation members.
     out: list[OsmElement] = []
     way_extents: dict[int, _Extent] = {}
-    # With a prefilter, ways are filtered in C++ too; the member ways of kept
-    # relations then come from a pass over ways only (pass 3, below).
+    # With a prefilter, nodes and ways are filtered in C++ too: by its exact tags
+    # here, by its bare keys (if any) in pass 2b; the member ways of kept relations
+    # that neither let through come from a pass over ways only (pass 3).
     processor = osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY).with_locations()
     if prefilter is not None:
-        processor = processor.with_filter(prefilter.osmium_filter())
+        processor = processor.with_filter(prefilter.exact_filter())
     else:
         processor = processor.with_filter(
             osmium.filter.EmptyTagFilter().enable_for(osmium.osm.NODE)
         )
-    for obj in _iterate(processor, path):
+    seen: set[tuple[bool, int]] = set()
+
+    def take(obj: Any, extent: Callable[[Any], _Extent | None]) -> None:
         if obj.is_node():
             loc = obj.location
             if loc.valid() and _keeps(keep, obj):
                 out.append(OsmElement("node", obj.id, loc.lat, loc.lon, _tags(obj)))
-            continue
+            return
         needed = obj.id in needed_ways
         wanted = len(obj.tags) > 0 and _keeps(keep, obj)
         if not (needed or wanted):
-            continue
-        ext = _way_extent(obj)
+            return
+        ext = extent(obj)
         if ext is None:
-            continue
+            return
         if needed:
             way_extents[obj.id] = ext
         if wanted:
             out.append(OsmElement("way", obj.id, *_centre(ext), _tags(obj)))
 
-    # Relations: combine member node locations and member way extents.
+    for obj in _iterate(processor, path):
+        if prefilter is not None and prefilter.keys:
+            seen.add((obj.is_node(), obj.id))
+        take(obj, _way_extent)
     storage = processor.node_location_storage
+
+    if prefilter is not None and prefilter.keys:
+        # Pass 2b: objects with one of the bare keys (e.g. diplomatic~^consulate).
+        keyed = osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY).with_filter(
+            osmium.filter.KeyFilter(*sorted(prefilter.keys))
+        )
+        for obj in _iterate(keyed, path):
+            if (obj.is_node(), obj.id) not in seen:
+                take(obj, lambda way: _stored_extent(way, storage))
+
+    # Relations: combine member node locations and member way extents.
     missing = needed_ways - way_extents.keys() if prefilter is not None else set()
     if missing:
         # Pass 3: the member ways the tag filter dropped, located from pass 2's cache.

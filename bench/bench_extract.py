@@ -1,0 +1,175 @@
+"""Benchmark: commands on a country-sized extract, against the time osmium needs to decode it.
+
+The extract is the real Liechtenstein extract tiled N times (default 256: ~18.7 M
+objects) by ``tests/tiled_osm.py``, written to a temporary folder; the play area
+(``zones/liechtenstein.geojson``) lies on copy 0, so the useful work stays that of one
+tile while the reading grows with the file. Reported, in one run:
+
+* pyosmium decode-only: nothing handed to Python, without and with node locations;
+* ``read_points`` with the catalogue's C++ prefilter (and, with ``--unfiltered``, the
+  old way: every tagged object through the Python predicate);
+* each command as a fresh process -- ``generate``, ``report``, ``questions apply`` (a
+  5-question game on the extract) -- uncached (empty extract cache), cached (second
+  run), and ``extract index``; wall time and peak RSS of each process.
+
+    python bench/bench_extract.py [--tiles 256] [--unfiltered]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+LIECHTENSTEIN = ROOT / "tests" / "data" / "osm-extracts" / "liechtenstein-2013-08.osm.pbf"
+ZONE = ROOT / "zones" / "liechtenstein.geojson"
+VADUZ = {"lat": 47.141, "lon": 9.521}
+
+
+def game(folder: Path, extract: Path) -> Path:
+    path = folder / "game.json"
+    path.write_text(
+        json.dumps(
+            {
+                "format": "stations-generator-game/1",
+                "rules": "official",
+                "country": "LI",
+                "game_size": "M",
+                "play_area": str(ZONE),
+                "osm": [str(extract)],
+                "questions": [
+                    {"type": "radius", "seeker": VADUZ, "radius": "5 km", "answer": "within"},
+                    {
+                        "type": "thermometer",
+                        "start": VADUZ,
+                        "end": {"lat": 47.165, "lon": 9.509},
+                        "distance": "1 km",
+                        "answer": "hotter",
+                    },
+                    {"type": "measuring", "seeker": VADUZ, "subject": "border", "answer": "closer"},
+                    {
+                        "type": "tentacles",
+                        "seeker": VADUZ,
+                        "subject": "museum",
+                        "radius": "2 km",
+                        "answer": "none",
+                    },
+                    {
+                        "type": "matching",
+                        "seeker": VADUZ,
+                        "subject": "zone",
+                        "level": 8,
+                        "answer": "same",
+                    },
+                ],
+            }
+        )
+    )
+    return path
+
+
+def timed_process(args: list[str], env: dict) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MB) of one fresh process."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}): {err[-2000:]}")
+    return wall, usage.ru_maxrss / 1024.0
+
+
+def decode_times(path: Path) -> tuple[float, float]:
+    import osmium
+    import osmium.filter
+
+    nothing = osmium.filter.EntityFilter(osmium.osm.NOTHING)
+    t = time.perf_counter()
+    for _ in osmium.FileProcessor(str(path)).with_filter(nothing):
+        pass
+    bare = time.perf_counter() - t
+    t = time.perf_counter()
+    for _ in osmium.FileProcessor(str(path)).with_locations().with_filter(nothing):
+        pass
+    return bare, time.perf_counter() - t
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tiles", type=int, default=256)
+    parser.add_argument("--unfiltered", action="store_true", help="also time the old read")
+    opts = parser.parse_args()
+
+    from tiled_osm import write_tiles
+
+    from stations_generator.catalogue import load_catalogue
+    from stations_generator.osm import extracts
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        t = time.perf_counter()
+        extract = write_tiles(LIECHTENSTEIN, folder / f"li-{opts.tiles}.osm.pbf", opts.tiles)
+        size_mb = extract.stat().st_size / 1e6
+        print(f"{opts.tiles} tiles: {size_mb:.0f} MB, built in {time.perf_counter() - t:.0f} s")
+
+        bare, located = decode_times(extract)
+        print(f"decode only: {bare:.1f} s; with node locations: {located:.1f} s")
+
+        catalogue = load_catalogue()
+        t = time.perf_counter()
+        points = extracts.read_points(extract, catalogue.keeps, prefilter=catalogue.prefilter())
+        print(f"read_points, C++ prefilter: {time.perf_counter() - t:.1f} s ({len(points)} points)")
+        if opts.unfiltered:
+            t = time.perf_counter()
+            extracts.read_points(extract, catalogue.keeps)
+            print(f"read_points, Python predicate: {time.perf_counter() - t:.1f} s")
+
+        cli = [sys.executable, "-c", "from stations_generator.cli import main; main()"]
+        cache = folder / "cache"
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "STATIONS_GENERATOR_EXTRACT_CACHE_DIR": str(cache),
+        }
+        game_file = game(folder, extract)
+        commands = {
+            "generate": [*cli, "-q", "generate", str(ZONE), "--osm", str(extract)]
+            + ["-o", str(folder / "gen")],
+            "report": [*cli, "-q", "report", str(ZONE), "--osm", str(extract)]
+            + ["-o", str(folder / "report.json")],
+            "questions apply": [*cli, "-q", "questions", "apply", str(game_file)]
+            + ["-o", str(folder / "qa")],
+        }
+        rows = []
+        for name, args in commands.items():
+            for label in ("uncached", "cached"):
+                if label == "uncached":
+                    for entry in cache.glob("*.npz") if cache.exists() else ():
+                        entry.unlink()
+                wall, rss = timed_process(args, env)
+                rows.append((name, label, wall, rss))
+        for entry in cache.glob("*.npz") if cache.exists() else ():
+            entry.unlink()
+        wall, rss = timed_process([*cli, "-q", "extract", "index", str(extract)], env)
+        rows.append(("extract index", "uncached", wall, rss))
+        wall, rss = timed_process(commands["questions apply"], env)
+        rows.append(("questions apply", "after index", wall, rss))
+
+        print("\n| command | cache | wall s | × decode | peak RSS MB |\n|---|---|---|---|---|")
+        for name, label, wall, rss in rows:
+            print(f"| {name} | {label} | {wall:.1f} | {wall / bare:.1f} | {rss:.0f} |")
+
+
+if __name__ == "__main__":
+    main()
