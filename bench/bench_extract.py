@@ -77,8 +77,8 @@ def game(folder: Path, extract: Path) -> Path:
     return path
 
 
-def timed_process(args: list[str], env: dict) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MB) of one fresh process."""
+def timed_process(args: list[str], env: dict) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in MB) of one fresh process."""
     started = time.perf_counter()
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -87,22 +87,23 @@ def timed_process(args: list[str], env: dict) -> tuple[float, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}): {err[-2000:]}")
-    return wall, usage.ru_maxrss / 1024.0
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
 
 
 def decode_times(path: Path) -> tuple[float, float]:
+    """CPU seconds to decode ``path``: bare, and with node locations (nothing reaches Python)."""
     import osmium
     import osmium.filter
 
     nothing = osmium.filter.EntityFilter(osmium.osm.NOTHING)
-    t = time.perf_counter()
+    t = time.process_time()
     for _ in osmium.FileProcessor(str(path)).with_filter(nothing):
         pass
-    bare = time.perf_counter() - t
-    t = time.perf_counter()
+    bare = time.process_time() - t
+    t = time.process_time()
     for _ in osmium.FileProcessor(str(path)).with_locations().with_filter(nothing):
         pass
-    return bare, time.perf_counter() - t
+    return bare, time.process_time() - t
 
 
 def main() -> None:
@@ -124,16 +125,18 @@ def main() -> None:
         print(f"{opts.tiles} tiles: {size_mb:.0f} MB, built in {time.perf_counter() - t:.0f} s")
 
         bare, located = decode_times(extract)
-        print(f"decode only: {bare:.1f} s; with node locations: {located:.1f} s")
+        print(f"decode only: {bare:.1f} s CPU; with node locations: {located:.1f} s CPU")
 
         catalogue = load_catalogue()
-        t = time.perf_counter()
+        t = time.process_time()
         points = extracts.read_points(extract, catalogue.keeps, prefilter=catalogue.prefilter())
-        print(f"read_points, C++ prefilter: {time.perf_counter() - t:.1f} s ({len(points)} points)")
+        print(
+            f"read_points, C++ prefilter: {time.process_time() - t:.1f} s CPU ({len(points)} points)"
+        )
         if opts.unfiltered:
-            t = time.perf_counter()
+            t = time.process_time()
             extracts.read_points(extract, catalogue.keeps)
-            print(f"read_points, Python predicate: {time.perf_counter() - t:.1f} s")
+            print(f"read_points, Python predicate: {time.process_time() - t:.1f} s CPU")
 
         cli = [sys.executable, "-c", "from stations_generator.cli import main; main()"]
         cache = folder / "cache"
@@ -157,18 +160,20 @@ def main() -> None:
                 if label == "uncached":
                     for entry in cache.glob("*.npz") if cache.exists() else ():
                         entry.unlink()
-                wall, rss = timed_process(args, env)
-                rows.append((name, label, wall, rss))
+                rows.append((name, label, *timed_process(args, env)))
         for entry in cache.glob("*.npz") if cache.exists() else ():
             entry.unlink()
-        wall, rss = timed_process([*cli, "-q", "extract", "index", str(extract)], env)
-        rows.append(("extract index", "uncached", wall, rss))
-        wall, rss = timed_process(commands["questions apply"], env)
-        rows.append(("questions apply", "after index", wall, rss))
+        index = [*cli, "-q", "extract", "index", str(extract)]
+        rows.append(("extract index", "uncached", *timed_process(index, env)))
+        for name, args in commands.items():
+            rows.append((name, "after index", *timed_process(args, env)))
 
-        print("\n| command | cache | wall s | × decode | peak RSS MB |\n|---|---|---|---|---|")
-        for name, label, wall, rss in rows:
-            print(f"| {name} | {label} | {wall:.1f} | {wall / bare:.1f} | {rss:.0f} |")
+        print(
+            "\n| command | cache | wall s | CPU s | CPU × decode | peak RSS MB |"
+            "\n|---|---|---|---|---|---|"
+        )
+        for name, label, wall, cpu, rss in rows:
+            print(f"| {name} | {label} | {wall:.1f} | {cpu:.1f} | {cpu / bare:.1f} | {rss:.0f} |")
 
 
 if __name__ == "__main__":

@@ -78,3 +78,21 @@ def test_bare_key_alternatives_are_found_in_their_own_pass():
     assert [(e, e.tags) for e in got] == [
         (e, e.tags) for e in extracts.read_points(path, catalogue.keeps)
     ]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_one_pass_gives_what_each_reader_gives(path):
+    from stations_generator.osm import layers
+    from stations_generator.osm.one_pass import read_layers
+
+    index = layers.index_catalogue(load_catalogue())
+    areas = {n: (s.keep, s.prefilter) for n, s in layers.AREA_LAYERS.items()}
+    lines = {n: (s.keep, s.prefilter) for n, s in layers.LINE_LAYERS.items()}
+    got = read_layers(path, (index.keeps, index.prefilter()), areas, lines)
+    want = extracts.read_points(path, index.keeps)
+    assert [(e, e.tags) for e in got["points"]] == [(e, e.tags) for e in want]
+    for name, (keep, _) in areas.items():
+        assert _wkb(got[name]) == _wkb(extracts.read_areas(path, keep)), name
+    for name, (keep, _) in lines.items():
+        assert _wkb(got[name]) == _wkb(extracts.read_lines(path, keep)), name
+    assert sum(map(len, got.values())) > len(got["points"]) or path.name == "kouvola-test.osm.pbf"

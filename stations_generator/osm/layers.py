@@ -170,24 +170,66 @@ def _shapes_from(columns: dict[str, np.ndarray], kinds: tuple[type, ...]) -> lis
     return list(zip(keys, tags, geoms, strict=True))
 
 
-def _cached(path: Path, layer: str, read: Callable[[], Any], to_cols, from_cols) -> Any:
+def _layer_id(name: str, index) -> str:
+    if name == "points":
+        return f"points|{index.fingerprint()}"
+    return f"{'areas' if name in AREA_LAYERS else 'lines'}|{name}"
+
+
+def _columns(name: str, value: list) -> dict[str, np.ndarray]:
+    return _points_columns(value) if name == "points" else _shapes_columns(value)
+
+
+def _value(name: str, columns: dict[str, np.ndarray]) -> list:
+    if name == "points":
+        return _points_from(columns)
+    return _shapes_from(columns, (Polygon, MultiPolygon) if name in AREA_LAYERS else (LineString,))
+
+
+def _read_all(path: Path, index) -> dict[str, list]:
+    """Every layer of the whole extract, in one pass of osmium (see :mod:`.one_pass`)."""
+    from .one_pass import read_layers
+
+    prefilter = index.prefilter()
+    found = read_layers(
+        path,
+        (index.keeps, prefilter) if prefilter is not None else None,
+        {n: (spec.keep, spec.prefilter) for n, spec in AREA_LAYERS.items()},
+        {n: (spec.keep, spec.prefilter) for n, spec in LINE_LAYERS.items()},
+    )
+    if prefilter is None:  # a category anything might match: no C++ filter for it
+        found["points"] = extracts.read_points(path, index.keeps)
+    return found
+
+
+def _cached(path: Path, name: str, index) -> list:
+    """Layer ``name`` of the whole extract: from this process, the cache, or one read of all."""
     cache = current_cache()
-    key = cache.key(path, layer)
+    key = cache.key(path, _layer_id(name, index))
     memo = (str(cache.folder), key)
     if memo in _MEMO:
         return _MEMO[memo]
     columns = cache.load(key)
-    value = None
     if columns is not None:
         try:
-            value = from_cols(columns)
+            value = _value(name, columns)
         except (CacheEntryError, KeyError, ValueError, TypeError) as exc:
             cache._drop(cache.path(key), f"invalid ({exc})")
-    if value is None:
-        value = read()
-        cache.store(key, to_cols(value))
-    _MEMO[memo] = value
-    return value
+        else:
+            _MEMO[memo] = value
+            return value
+    # A miss reads every layer at once: the next command's layers are then there too.
+    for other, value in _read_all(path, index).items():
+        other_key = cache.key(path, _layer_id(other, index))
+        cache.store(other_key, _columns(other, value))
+        _MEMO[(str(cache.folder), other_key)] = value
+    return _MEMO[memo]
+
+
+def _default_index():
+    from ..catalogue import load_catalogue
+
+    return index_catalogue(load_catalogue())
 
 
 # ---------------------------------------------------------------------------
@@ -222,13 +264,7 @@ def points(path: Path, catalogue, bbox: extracts.BBox | None = None) -> list[Osm
         return extracts.read_points(path, catalogue.keeps, box_, prefilter=catalogue.prefilter())
     extracts._open(path)  # the readers' checks and messages, before any cache look-up
     index = index_catalogue(catalogue)
-    found = _cached(
-        path,
-        f"points|{index.fingerprint()}",
-        lambda: extracts.read_points(path, index.keeps, prefilter=index.prefilter()),
-        _points_columns,
-        _points_from,
-    )
+    found = _cached(path, "points", index)
     if index is not catalogue:  # the index holds more: keep what this catalogue keeps
         found = [e for e in found if catalogue.keeps(e.tags)]
     return list(found) if box_ is None else [e for e in found if _in_box(e, box_)]
@@ -268,13 +304,7 @@ def areas(path: Path, layer: str, bbox: extracts.BBox | None = None) -> list:
     if not current_cache().enabled:
         return extracts.read_areas(path, spec.keep, box_, prefilter=spec.prefilter)
     extracts._open(path)
-    found = _cached(
-        path,
-        f"areas|{layer}",
-        lambda: extracts.read_areas(path, spec.keep, prefilter=spec.prefilter),
-        _shapes_columns,
-        lambda c: _shapes_from(c, (Polygon, MultiPolygon)),
-    )
+    found = _cached(path, layer, _default_index())
     return list(found) if box_ is None else _cut(found, box_)
 
 
@@ -286,13 +316,7 @@ def lines(path: Path, layer: str, bbox: extracts.BBox | None = None) -> list:
     if not current_cache().enabled:
         return extracts.read_lines(path, spec.keep, box_, prefilter=spec.prefilter)
     extracts._open(path)
-    found = _cached(
-        path,
-        f"lines|{layer}",
-        lambda: extracts.read_lines(path, spec.keep, prefilter=spec.prefilter),
-        _shapes_columns,
-        lambda c: _shapes_from(c, (LineString,)),
-    )
+    found = _cached(path, layer, _default_index())
     return list(found) if box_ is None else _cut(found, box_)
 
 
