@@ -12,7 +12,7 @@ millimetre. ``tests/test_geodesy.py`` checks this against pyproj.Geod (Geographi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pyproj
@@ -60,7 +60,7 @@ def utm_crs_for(bounds: tuple[float, float, float, float]) -> pyproj.CRS:
     return pyproj.CRS.from_epsg(int(best.code))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _utm_crs(code: int) -> pyproj.CRS:
     return pyproj.CRS.from_epsg(code)
 
