@@ -96,3 +96,22 @@ def test_one_pass_gives_what_each_reader_gives(path):
     for name, (keep, _) in lines.items():
         assert _wkb(got[name]) == _wkb(extracts.read_lines(path, keep)), name
     assert sum(map(len, got.values())) > len(got["points"]) or path.name == "kouvola-test.osm.pbf"
+
+
+def test_node_locations_on_disk_give_the_same_layers(monkeypatch):
+    """Big extracts keep node locations in a file (sparse_file_array): same result."""
+    from stations_generator.osm import layers
+    from stations_generator.osm.one_pass import location_index, read_layers
+
+    path = EXTRACTS / "helsinki-centre.osm.pbf"
+    index = layers.index_catalogue(load_catalogue())
+    areas = {n: (s.keep, s.prefilter) for n, s in layers.AREA_LAYERS.items()}
+    lines = {n: (s.keep, s.prefilter) for n, s in layers.LINE_LAYERS.items()}
+    in_memory = read_layers(path, (index.keeps, index.prefilter()), areas, lines)
+    monkeypatch.setenv("STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB", "0")
+    with location_index(path) as storage:
+        assert storage.startswith("sparse_file_array,")
+    on_disk = read_layers(path, (index.keeps, index.prefilter()), areas, lines)
+    assert [(e, e.tags) for e in on_disk["points"]] == [(e, e.tags) for e in in_memory["points"]]
+    for name in [*areas, *lines]:
+        assert _wkb(on_disk[name]) == _wkb(in_memory[name]), name

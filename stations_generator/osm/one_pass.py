@@ -17,7 +17,10 @@ once for all of them:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +69,31 @@ def _union_filter(prefilters) -> Any:
     return X.Prefilter(pairs, keys)
 
 
+ON_DISK_FROM_MB = 512.0
+"""Extracts from this size up keep their node locations in a file, not in memory.
+
+osmium's in-memory index takes ~16 bytes a node (``flex_mem``, sparse); a PBF holds
+a node in ~7 bytes, so RAM would be ~2.3 × the file: 1.2 GB at 512 MB, 3 GB for the
+Netherlands (1.3 GB), 10 GB for Germany (4.5 GB). On disk (``sparse_file_array``, in
+the temporary folder) the page cache holds what fits. Env
+``STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB`` changes the threshold.
+"""
+
+
+@contextlib.contextmanager
+def location_index(path: Path) -> Iterator[str]:
+    """The osmium node-location storage for ``path``: in memory, or a temporary file."""
+    try:
+        limit = float(os.environ.get("STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB", ON_DISK_FROM_MB))
+    except ValueError:
+        limit = ON_DISK_FROM_MB
+    if os.path.getsize(path) < limit * 1e6:
+        yield "flex_mem"
+        return
+    with tempfile.TemporaryDirectory(prefix="stations-generator-") as tmp:
+        yield f"sparse_file_array,{Path(tmp) / 'locations.idx'}"
+
+
 def read_layers(
     path: Path,
     points: tuple[Any, X.Prefilter] | None = None,
@@ -96,6 +124,11 @@ def read_layers(
         As the readers do.
     """
     source = X._open(path)
+    with location_index(Path(path)) as storage:
+        return _read_layers(path, source, storage, points, areas, lines)
+
+
+def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, list]:
     areas = dict(areas or {})
     lines = dict(lines or {})
     points_keep, points_pre = points if points is not None else (None, None)
@@ -106,7 +139,9 @@ def read_layers(
 
     rels = _Relations(points_keep, {n: keep for n, (keep, _) in areas.items()})
     rel_pre = _union_filter(used).osmium_filter()  # bare keys too: relations are few
-    processor = osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY).with_locations()
+    processor = osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY).with_locations(
+        storage
+    )
     if areas:  # the assembler's relation pass picks the points' relations too
         processor = processor.with_areas(rel_pre, rels)
     processor = processor.with_filter(X.Prefilter(exact.pairs).exact_filter())
@@ -226,21 +261,21 @@ def read_layers(
 
     result: dict[str, list] = {}
     if points_keep is not None:
-        storage = processor.node_location_storage
+        index = processor.node_location_storage
         if points_pre.keys:
             keyed = osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY).with_filter(
                 osmium.filter.KeyFilter(*sorted(points_pre.keys))
             )
             for obj in X._iterate(keyed, path):
                 if (obj.is_node(), obj.id) not in seen:
-                    point_of(obj, lambda way: X._stored_extent(way, storage))
+                    point_of(obj, lambda way: X._stored_extent(way, index))
         missing = needed_ways - way_extents.keys()
         if missing:
             ways = osmium.FileProcessor(source, osmium.osm.WAY).with_filter(
                 osmium.filter.IdFilter(missing)
             )
             for way in X._iterate(ways, path):
-                ext = X._stored_extent(way, storage)
+                ext = X._stored_extent(way, index)
                 if ext is not None:
                     way_extents[way.id] = ext
         for rid, (tags, nodes, ways, _) in rels.point_rels.items():
@@ -248,7 +283,7 @@ def read_layers(
             found = False
             for nid in nodes:
                 try:
-                    loc = storage.get(nid)
+                    loc = index.get(nid)
                 except KeyError:
                     continue
                 if loc.valid():
