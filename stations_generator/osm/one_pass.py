@@ -50,12 +50,13 @@ class _Relations:
         try:
             if not len(rel.tags):
                 return True
-            if self.points_keep is not None and X._keeps(self.points_keep, rel):
-                self.point_rels[rel.id] = (X._tags(rel), *X._split_members(rel.members))
+            tags = X._tags(rel)  # one copy: several predicates look at it
+            if self.points_keep is not None and self.points_keep(tags):
+                self.point_rels[rel.id] = (dict(tags), *X._split_members(rel.members))
             assemble = False
             for name, keep in self.area_keeps.items():
-                if X._keeps(keep, rel):
-                    self.area_tags[name][rel.id] = X._tags(rel)
+                if keep(tags):
+                    self.area_tags[name][rel.id] = dict(tags)
                     assemble = True
         except Exception as exc:  # re-raised after the read, not as a read error
             self.error = exc
@@ -161,14 +162,14 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
     needed_ways: set[int] = set()
     needed_known = False
 
-    def point_of(obj: Any, extent) -> None:
+    def point_of(obj: Any, extent, tags: dict[str, str]) -> None:
         if obj.is_node():
             loc = obj.location
-            if loc.valid() and X._keeps(points_keep, obj):
-                out_points.append(OsmElement("node", obj.id, loc.lat, loc.lon, X._tags(obj)))
+            if loc.valid() and points_keep(tags):
+                out_points.append(OsmElement("node", obj.id, loc.lat, loc.lon, dict(tags)))
             return
         needed = obj.id in needed_ways
-        wanted = len(obj.tags) > 0 and X._keeps(points_keep, obj)
+        wanted = len(tags) > 0 and points_keep(tags)
         if not (needed or wanted):
             return
         ext = extent(obj)
@@ -177,10 +178,10 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
         if needed:
             way_extents[obj.id] = ext
         if wanted:
-            out_points.append(OsmElement("way", obj.id, *X._centre(ext), X._tags(obj)))
+            out_points.append(OsmElement("way", obj.id, *X._centre(ext), dict(tags)))
 
-    def line_of(way: Any) -> None:
-        kept = [n for n, (keep, _) in lines.items() if X._keeps(keep, way)]
+    def line_of(way: Any, tags: dict[str, str]) -> None:
+        kept = [n for n, (keep, _) in lines.items() if keep(tags)]
         if not kept:
             return
         coords: list[tuple[float, float]] = []
@@ -194,14 +195,16 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
             return
         line = shapely.LineString(coords)
         for n in kept:
-            found_lines[n].append((way.id, X._tags(way), line))
+            found_lines[n].append((way.id, dict(tags), line))
 
     def area_of(area: Any) -> None:
         oid = area.orig_id()
+        tags = None
         if area.from_way():
             if not len(area.tags):
                 return
-            kept = [(n, None) for n, (keep, _) in areas.items() if X._keeps(keep, area)]
+            tags = X._tags(area)
+            kept = [(n, None) for n, (keep, _) in areas.items() if keep(tags)]
             kind = "way"
         else:
             kept = [(n, rels.area_tags[n].get(oid)) for n in areas]
@@ -216,10 +219,9 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
         geom = X._polygonal(geom)
         if geom is None:
             return
-        tags = X._tags(area) if kind == "way" else None
         for n, rel_tags in kept:
             found_areas[n].append(
-                (X._TYPE_ORDER[kind], oid, f"{kind}/{oid}", tags or rel_tags, geom)
+                (X._TYPE_ORDER[kind], oid, f"{kind}/{oid}", dict(tags or rel_tags), geom)
             )
 
     def resolve_needed() -> None:
@@ -249,12 +251,13 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
         if obj.is_area():
             area_of(obj)
             continue
+        tags = X._tags(obj)
         if points_keep is not None:
             if points_pre.keys:
                 seen.add((obj.is_node(), obj.id))
-            point_of(obj, X._way_extent)
-        if lines and obj.is_way() and len(obj.tags):
-            line_of(obj)
+            point_of(obj, X._way_extent, tags)
+        if lines and obj.is_way() and tags:
+            line_of(obj, tags)
     resolve_needed()
     if rels.error is not None:
         raise rels.error
@@ -268,7 +271,7 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
             )
             for obj in X._iterate(keyed, path):
                 if (obj.is_node(), obj.id) not in seen:
-                    point_of(obj, lambda way: X._stored_extent(way, index))
+                    point_of(obj, lambda way: X._stored_extent(way, index), X._tags(obj))
         missing = needed_ways - way_extents.keys()
         if missing:
             ways = osmium.FileProcessor(source, osmium.osm.WAY).with_filter(
