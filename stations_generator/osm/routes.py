@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import osmium
+import osmium.filter
 
 from ..core.shapes import distance_m
 from .extracts import _iterate, _open
@@ -44,7 +45,11 @@ def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Rou
     """Route relations of an extract with their stop positions (members missing from a
     clipped extract are skipped). Sorted by relation id."""
     relations: dict[int, tuple[dict[str, str], list[int]]] = {}
-    for obj in _iterate(osmium.FileProcessor(_open(path), osmium.osm.RELATION), path):
+    # osmium's C++ filters pick what reaches Python: route relations, then their stops.
+    routes = osmium.FileProcessor(_open(path), osmium.osm.RELATION).with_filter(
+        osmium.filter.TagFilter(("type", "route"))
+    )
+    for obj in _iterate(routes, path):
         tags = {t.k: t.v for t in obj.tags}
         if tags.get("type") != "route" or tags.get("route") not in kinds:
             continue
@@ -57,7 +62,10 @@ def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Rou
     wanted = {n for _, nodes in relations.values() for n in nodes}
     where: dict[int, tuple[float, float]] = {}
     if wanted:
-        for obj in _iterate(osmium.FileProcessor(_open(path), osmium.osm.NODE), path):
+        stops = osmium.FileProcessor(_open(path), osmium.osm.NODE).with_filter(
+            osmium.filter.IdFilter(wanted)
+        )
+        for obj in _iterate(stops, path):
             if obj.id in wanted and obj.location.valid():
                 where[obj.id] = (obj.location.lon, obj.location.lat)
     out = []
