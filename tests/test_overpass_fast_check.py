@@ -24,14 +24,18 @@ def _schema_ok(element) -> bool:
 
 
 def _elements():
-    for path in (SIOUX / "pois.json", DATA / "overpass" / "sioux-falls-pois-subset.json"):
+    for path in (
+        SIOUX / "pois.json",
+        SIOUX / "water.json",
+        DATA / "overpass" / "sioux-falls-pois-subset.json",
+    ):
         raw = json.loads(path.read_text())
         yield from raw if isinstance(raw, list) else raw["elements"]
 
 
 def _variants(element):
     yield element
-    for key in ("type", "id", "lat", "lon", "center", "tags"):
+    for key in ("type", "id", "lat", "lon", "center", "tags", "nodes", "geometry", "bounds"):
         for bad in BAD_VALUES:
             e = copy.deepcopy(element)
             e[key] = bad
@@ -45,6 +49,27 @@ def _variants(element):
                 e = copy.deepcopy(element)
                 e["center"][sub] = bad
                 yield e
+    if element.get("geometry"):
+        for sub in ("lat", "lon"):
+            for bad in BAD_VALUES:
+                e = copy.deepcopy(element)
+                e["geometry"][0][sub] = bad
+                yield e
+        for bad in BAD_VALUES:
+            e = copy.deepcopy(element)
+            e["geometry"][-1] = bad
+            yield e
+    if element.get("bounds"):
+        for sub in ("minlat", "maxlon"):
+            for bad in BAD_VALUES:
+                e = copy.deepcopy(element)
+                e["bounds"][sub] = bad
+                yield e
+    if element.get("nodes"):
+        for bad in BAD_VALUES:
+            e = copy.deepcopy(element)
+            e["nodes"][0] = bad
+            yield e
     if element.get("tags"):
         key = next(iter(element["tags"]))
         for bad in BAD_VALUES:
@@ -62,4 +87,4 @@ def test_fast_check_implies_the_schema():
                 assert _schema_ok(variant), variant
             else:
                 rejected += 1
-    assert accepted > 600 and rejected > 100  # both sides were exercised
+    assert accepted > 900 and rejected > 100  # both sides were exercised

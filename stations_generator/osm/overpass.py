@@ -619,7 +619,7 @@ def _first_bytes(path: Path, handle) -> tuple[bytes, bool]:
 
 
 # Keys of OVERPASS_ELEMENT whose values _plainly_valid leaves to the schema.
-_DEEP_KEYS = frozenset({"bounds", "nodes", "geometry", "members"})
+_DEEP_KEYS = frozenset({"members"})
 
 
 def _number_in(value: object, limit: float) -> bool:
@@ -654,6 +654,33 @@ def _plainly_valid(element: dict) -> bool:
             isinstance(c, dict) and _number_in(c.get("lat"), 90) and _number_in(c.get("lon"), 180)
         ):
             return False
+    if "bounds" in element:
+        b = element["bounds"]
+        if not isinstance(b, dict):
+            return False
+        for key, limit in (("minlat", 90), ("maxlat", 90), ("minlon", 180), ("maxlon", 180)):
+            if key in b and not _number_in(b[key], limit):
+                return False
+    if "nodes" in element:
+        nodes = element["nodes"]
+        if not isinstance(nodes, list) or not all(
+            isinstance(n, int) and not isinstance(n, bool) for n in nodes
+        ):
+            return False
+    if "geometry" in element:
+        points = element["geometry"]
+        if not isinstance(points, list):
+            return False
+        for pt in points:
+            if pt is None:
+                continue
+            if not isinstance(pt, dict):
+                return False
+            lat, lon = pt.get("lat"), pt.get("lon")
+            if (lat is not None and not _number_in(lat, 90)) or (
+                lon is not None and not _number_in(lon, 180)
+            ):
+                return False
     if "tags" in element:
         tags = element["tags"]
         if not isinstance(tags, dict):
