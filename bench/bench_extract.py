@@ -106,16 +106,34 @@ def decode_times(path: Path) -> tuple[float, float]:
     return bare, time.process_time() - t
 
 
+def probe(extract: Path, unfiltered: bool) -> None:
+    """Print the decode times and the read_points times of ``extract`` (CPU seconds)."""
+    from stations_generator.catalogue import load_catalogue
+    from stations_generator.osm import extracts
+
+    bare, located = decode_times(extract)
+    print(f"decode only: {bare:.2f} s CPU; with node locations: {located:.2f} s CPU")
+    catalogue = load_catalogue()
+    t = time.process_time()
+    points = extracts.read_points(extract, catalogue.keeps, prefilter=catalogue.prefilter())
+    print(f"read_points, C++ prefilter: {time.process_time() - t:.1f} s CPU ({len(points)} points)")
+    if unfiltered:
+        t = time.process_time()
+        extracts.read_points(extract, catalogue.keeps)
+        print(f"read_points, Python predicate: {time.process_time() - t:.1f} s CPU")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tiles", type=int, default=256)
     parser.add_argument("--unfiltered", action="store_true", help="also time the old read")
+    parser.add_argument("--probe", type=Path, help=argparse.SUPPRESS)
     opts = parser.parse_args()
+    if opts.probe:
+        probe(opts.probe, opts.unfiltered)
+        return
 
     from tiled_osm import write_tiles
-
-    from stations_generator.catalogue import load_catalogue
-    from stations_generator.osm import extracts
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -124,19 +142,18 @@ def main() -> None:
         size_mb = extract.stat().st_size / 1e6
         print(f"{opts.tiles} tiles: {size_mb:.0f} MB, built in {time.perf_counter() - t:.0f} s")
 
-        bare, located = decode_times(extract)
-        print(f"decode only: {bare:.1f} s CPU; with node locations: {located:.1f} s CPU")
-
-        catalogue = load_catalogue()
-        t = time.process_time()
-        points = extracts.read_points(extract, catalogue.keeps, prefilter=catalogue.prefilter())
-        print(
-            f"read_points, C++ prefilter: {time.process_time() - t:.1f} s CPU ({len(points)} points)"
+        # In a child process: a child forked from a parent holding a big read would
+        # report the parent's memory as its own peak.
+        probed = subprocess.run(
+            [sys.executable, __file__, "--probe", str(extract)]
+            + (["--unfiltered"] if opts.unfiltered else []),
+            check=True,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
-        if opts.unfiltered:
-            t = time.process_time()
-            extracts.read_points(extract, catalogue.keeps)
-            print(f"read_points, Python predicate: {time.process_time() - t:.1f} s CPU")
+        print(probed.stdout, end="")
+        bare = float(probed.stdout.split("decode only: ")[1].split()[0])
 
         cli = [sys.executable, "-c", "from stations_generator.cli import main; main()"]
         cache = folder / "cache"
