@@ -139,7 +139,8 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
     exact = _union_filter(used)
 
     rels = _Relations(points_keep, {n: keep for n, (keep, _) in areas.items()})
-    rel_pre = _union_filter(used).osmium_filter()  # bare keys too: relations are few
+    # Relations with a points' bare key (and no exact tag) come in pass 2b.
+    rel_pre = X.Prefilter(exact.pairs).exact_filter()
     processor = osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY).with_locations(
         storage
     )
@@ -231,19 +232,27 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
         needed_known = True
         if rels.error is not None:
             raise rels.error
-        child_ids = {c for _, _, _, cs in rels.point_rels.values() for c in cs}
+        add_children(list(rels.point_rels))
+
+    def add_children(rids: list[int]) -> None:
+        """Member relations' node and way members join their parents' (one level)."""
+        kept = [rels.point_rels[r] for r in rids]
+        child_ids = {c for _, _, _, cs in kept for c in cs}
         if child_ids:
             children: dict[int, tuple[list, list]] = {}
-            for rel in X._iterate(osmium.FileProcessor(source, osmium.osm.RELATION), path):
+            found = osmium.FileProcessor(source, osmium.osm.RELATION).with_filter(
+                osmium.filter.IdFilter(child_ids)
+            )
+            for rel in X._iterate(found, path):
                 if rel.id in child_ids:
                     nodes, ways, _ = X._split_members(rel.members)
                     children[rel.id] = (nodes, ways)
-            for _, nodes, ways, cs in rels.point_rels.values():
+            for _, nodes, ways, cs in kept:
                 for c in cs:
                     cn, cw = children.get(c, ((), ()))
                     nodes.extend(cn)
                     ways.extend(cw)
-        needed_ways.update(w for _, _, ws, _ in rels.point_rels.values() for w in ws)
+        needed_ways.update(w for _, _, ws, _ in kept for w in ws)
 
     for obj in X._iterate(processor, path):
         if not needed_known:
@@ -266,12 +275,21 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
     if points_keep is not None:
         index = processor.node_location_storage
         if points_pre.keys:
-            keyed = osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY).with_filter(
+            # Pass 2b: nodes, ways and relations with a bare key (no exact tag).
+            keyed = osmium.FileProcessor(source).with_filter(
                 osmium.filter.KeyFilter(*sorted(points_pre.keys))
             )
+            late: list[int] = []
             for obj in X._iterate(keyed, path):
-                if (obj.is_node(), obj.id) not in seen:
+                if obj.is_relation():
+                    if obj.id not in rels.point_rels:
+                        tags = X._tags(obj)
+                        if points_keep(tags):
+                            rels.point_rels[obj.id] = (tags, *X._split_members(obj.members))
+                            late.append(obj.id)
+                elif (obj.is_node(), obj.id) not in seen:
                     point_of(obj, lambda way: X._stored_extent(way, index), X._tags(obj))
+            add_children(late)
         missing = needed_ways - way_extents.keys()
         if missing:
             ways = osmium.FileProcessor(source, osmium.osm.WAY).with_filter(
