@@ -107,6 +107,9 @@ def build(folder: Path) -> Path:
                 "id": e.key,
                 "name": e.tags.get("name", ""),
                 "category": "train_station" if e.tags.get("railway") else "bus_stop",
+                # A station map carries its wait range (the sparse tier's, 20-60 min).
+                "wait_min": 20,
+                "wait_max": 60,
             },
             "geometry": {"type": "Point", "coordinates": [e.lon, e.lat]},
         }

@@ -77,7 +77,7 @@ from .errors import InputError
 from .osm import extracts, layers, overpass
 from .osm import filters as osm_filters
 from .osm.elements import OsmElement
-from .osm.routes import Route, read_routes, routes_serving
+from .osm.routes import Route, StopIndex, read_routes, routes_serving, stop_index
 from .params import HALF_EARTH_M
 from .playarea import load_polygons, parse_polygons
 from .stationfile import read_station_map
@@ -475,6 +475,10 @@ class OsmContext:
     def routes(self) -> list[Route]:
         return [r for f in self._extracts() for r in read_routes(f)]
 
+    @cached_property
+    def _stop_index(self) -> StopIndex:
+        return stop_index(self.routes)
+
     def stations_from_osm(
         self, categories: Sequence[str] = (), filters: Sequence = ()
     ) -> list[Station]:
@@ -500,7 +504,9 @@ class OsmContext:
                 if k in ("railway", "station", "public_transport", "highway", "amenity")
             )
         )
-        served = routes_serving(lon, lat, osm_id, self.routes) if self.routes else []
+        served = (
+            routes_serving(lon, lat, osm_id, self.routes, self._stop_index) if self.routes else []
+        )
         return Station(
             sid,
             name,
