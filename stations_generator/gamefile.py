@@ -77,7 +77,7 @@ from .errors import InputError
 from .osm import extracts, layers, overpass
 from .osm import filters as osm_filters
 from .osm.elements import OsmElement
-from .osm.routes import Route, StopIndex, read_routes, routes_serving, stop_index
+from .osm.routes import Route, StopIndex, routes_serving, stop_index
 from .params import HALF_EARTH_M
 from .playarea import load_polygons, parse_polygons
 from .stationfile import read_station_map
@@ -473,7 +473,7 @@ class OsmContext:
 
     @cached_property
     def routes(self) -> list[Route]:
-        return [r for f in self._extracts() for r in read_routes(f)]
+        return [r for f in self._extracts() for r in layers.routes(f)]
 
     @cached_property
     def _stop_index(self) -> StopIndex:

@@ -78,7 +78,7 @@ def test_extract_index_then_every_layer_is_cached(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert "Indexed liechtenstein-2013-08.osm.pbf" in result.output
     entries = list((cache / "extracts").glob("*.npz"))
-    assert len(entries) == 1 + len(layers.AREA_LAYERS) + len(layers.LINE_LAYERS)
+    assert len(entries) == 1 + len(layers.AREA_LAYERS) + len(layers.LINE_LAYERS) + 1  # routes
 
     plain = ExtractCache(enabled=False)
     with layers.use_cache(plain):
@@ -186,3 +186,20 @@ def test_no_cache_writes_nothing(tmp_path):
     with layers.use_cache(cache):
         assert layers.points(LIECHTENSTEIN, load_catalogue())
     assert not (tmp_path / "c").exists()
+
+
+def test_routes_round_trip_through_the_cache(tmp_path, monkeypatch):
+    from stations_generator.osm import routes as routes_module
+
+    path = EXTRACTS / "helsinki-centre.osm.pbf"
+    want = routes_module.read_routes(path)
+    assert len(want) > 100
+    cache = ExtractCache(tmp_path / "c")
+    with layers.use_cache(cache):
+        assert layers.routes(path) == want
+    layers._MEMO.clear()
+    monkeypatch.setattr(routes_module, "read_routes", lambda *_a: pytest.fail("read again"))
+    with layers.use_cache(cache):
+        got = layers.routes(path)
+    assert got == want
+    assert [(r.stops, r.stop_ids) for r in got] == [(r.stops, r.stop_ids) for r in want]

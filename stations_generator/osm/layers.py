@@ -330,6 +330,64 @@ def water(path: Path, bbox: extracts.BBox | None = None) -> list[BaseGeometry]:
     return [geom for _, _, geom in areas(path, "water", bbox)]
 
 
+def _routes_columns(routes: list) -> dict[str, np.ndarray]:
+    return {
+        "meta": pack_json([[r.id, r.ref, r.network, r.name, r.route] for r in routes]),
+        "stop_ids": pack_json([sorted(r.stop_ids) for r in routes]),
+        "offsets": np.cumsum([0, *(len(r.stops) for r in routes)], dtype=np.int64),
+        "stops": np.array([xy for r in routes for xy in r.stops], dtype=np.float64).reshape(-1, 2),
+    }
+
+
+def _routes_from(columns: dict[str, np.ndarray]) -> list:
+    from .routes import Route
+
+    offsets, stops = columns["offsets"], columns["stops"]
+    n = len(offsets) - 1
+    if n < 0 or offsets[0] != 0 or offsets[-1] != len(stops) or (np.diff(offsets) <= 0).any():
+        raise CacheEntryError("route offsets do not match")
+    if stops.ndim != 2 or (len(stops) and stops.shape[1] != 2) or not np.isfinite(stops).all():
+        raise CacheEntryError("route stops are not finite points")
+    meta = unpack_json(columns["meta"], n)
+    ids = unpack_json(columns["stop_ids"], n)
+    out = []
+    bounds = offsets.tolist()
+    for k, (m, sid) in enumerate(zip(meta, ids, strict=True)):
+        if not (isinstance(m, list) and len(m) == 5 and all(isinstance(v, str) for v in m)):
+            raise CacheEntryError("route fields are not strings")
+        if not all(isinstance(v, int) for v in sid):
+            raise CacheEntryError("route stop ids are not integers")
+        pts = tuple(tuple(p) for p in stops[bounds[k] : bounds[k + 1]].tolist())
+        out.append(Route(*m, stops=pts, stop_ids=frozenset(sid)))
+    return out
+
+
+def routes(path: Path) -> list:
+    """The transit route relations of an extract, as :func:`.routes.read_routes` returns them."""
+    from .routes import read_routes
+
+    path = Path(path)
+    cache = current_cache()
+    if not cache.enabled:
+        return read_routes(path)
+    extracts._open(path)
+    key = cache.key(path, "routes")
+    memo = (str(cache.folder), key)
+    if memo not in _MEMO:
+        columns = cache.load(key)
+        value = None
+        if columns is not None:
+            try:
+                value = _routes_from(columns)
+            except (CacheEntryError, KeyError, ValueError, TypeError) as exc:
+                cache._drop(cache.path(key), f"invalid ({exc})")
+        if value is None:
+            value = read_routes(path)
+            cache.store(key, _routes_columns(value))
+        _MEMO[memo] = value
+    return list(_MEMO[memo])
+
+
 def build_index(path: Path, catalogue, progress: Callable[[int, int], None] | None = None) -> int:
     """Read every layer of an extract into the cache (``extract index``); the count of objects.
 
@@ -339,6 +397,7 @@ def build_index(path: Path, catalogue, progress: Callable[[int, int], None] | No
         lambda: points(path, catalogue),
         *(lambda name=name: areas(path, name) for name in AREA_LAYERS),
         *(lambda name=name: lines(path, name) for name in LINE_LAYERS),
+        lambda: routes(path),
     ]
     total = 0
     for k, step in enumerate(steps, 1):
