@@ -170,7 +170,6 @@ def whole_process(game: Path, runs: int) -> list[float]:
 
 def breakdown(game: Path) -> dict:
     """The same command in-process: OSM read time apart, then each question's time."""
-    from stations_generator import gamefile
     from stations_generator.osm import extracts, layers
 
     read = {"s": 0.0, "calls": 0}
@@ -178,7 +177,7 @@ def breakdown(game: Path) -> dict:
     # read of every layer on a miss); station filters and routes read the extract.
     for module, name in [
         (extracts, n) for n in ("read_points", "read_areas", "read_lines", "read_water")
-    ] + [(layers, "_cached"), (gamefile, "read_routes")]:
+    ] + [(layers, "_cached"), (layers, "routes")]:
         real = getattr(module, name)
 
         def timed(*a, _real=real, **k):

@@ -129,6 +129,12 @@ class Catalogue:
                 continue
             for key in sorted(keys):  # type: ignore[arg-type]
                 self._by_key.setdefault(key, []).append(cat)
+        # Matching depends only on the tags whose key some clause names: answers are
+        # memoised by those tags (real data repeats them: amenity=restaurant, …).
+        self._clause_keys = frozenset(
+            c.key for cat in self.categories.values() for alt in cat.match for c in alt
+        )
+        self._memo: dict[tuple, tuple[Category, ...]] = {}
 
     def __contains__(self, name: object) -> bool:
         return name in self.categories
@@ -165,6 +171,19 @@ class Catalogue:
 
     def matching(self, tags: Mapping[str, str]) -> list[Category]:
         """Every category the tags belong to, in catalogue order."""
+        keys = self._clause_keys
+        try:
+            signature = tuple(sorted((k, tags[k]) for k in tags if k in keys))
+            known = self._memo.get(signature)
+        except TypeError:  # an unhashable or unorderable value: no memo
+            return self._matching(tags)
+        if known is None:
+            if len(self._memo) > 100_000:
+                self._memo.clear()
+            known = self._memo[signature] = tuple(self._matching(tags))
+        return list(known)
+
+    def _matching(self, tags: Mapping[str, str]) -> list[Category]:
         found: dict[str, Category] = {}
         for key in tags:
             for cat in self._by_key.get(key, ()):
@@ -185,6 +204,18 @@ class Catalogue:
 
     def keeps(self, tags: Mapping[str, str]) -> bool:
         """Whether the tags belong to any category (a predicate for the OSM readers)."""
+        keys = self._clause_keys
+        try:
+            signature = tuple(sorted((k, tags[k]) for k in tags if k in keys))
+            known = self._memo.get(signature)
+        except TypeError:  # an unhashable or unorderable value: no memo
+            signature = known = None
+        if known is None and signature is not None:
+            if len(self._memo) > 100_000:
+                self._memo.clear()
+            known = self._memo[signature] = tuple(self._matching(tags))
+        if known is not None:
+            return bool(known)
         for key in tags:
             for cat in self._by_key.get(key, ()):
                 if cat.matches(tags):
