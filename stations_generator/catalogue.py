@@ -129,6 +129,12 @@ class Catalogue:
                 continue
             for key in sorted(keys):  # type: ignore[arg-type]
                 self._by_key.setdefault(key, []).append(cat)
+        # Matching depends only on the tags whose key some clause names: answers are
+        # memoised by those tags (real data repeats them: amenity=restaurant, …).
+        self._clause_keys = frozenset(
+            c.key for cat in self.categories.values() for alt in cat.match for c in alt
+        )
+        self._memo: dict[tuple, tuple[Category, ...]] = {}
 
     def __contains__(self, name: object) -> bool:
         return name in self.categories
@@ -165,6 +171,19 @@ class Catalogue:
 
     def matching(self, tags: Mapping[str, str]) -> list[Category]:
         """Every category the tags belong to, in catalogue order."""
+        keys = self._clause_keys
+        try:
+            signature = tuple(sorted((k, tags[k]) for k in tags if k in keys))
+            known = self._memo.get(signature)
+        except TypeError:  # an unhashable or unorderable value: no memo
+            return self._matching(tags)
+        if known is None:
+            if len(self._memo) > 100_000:
+                self._memo.clear()
+            known = self._memo[signature] = tuple(self._matching(tags))
+        return list(known)
+
+    def _matching(self, tags: Mapping[str, str]) -> list[Category]:
         found: dict[str, Category] = {}
         for key in tags:
             for cat in self._by_key.get(key, ()):
@@ -185,11 +204,66 @@ class Catalogue:
 
     def keeps(self, tags: Mapping[str, str]) -> bool:
         """Whether the tags belong to any category (a predicate for the OSM readers)."""
+        keys = self._clause_keys
+        try:
+            signature = tuple(sorted((k, tags[k]) for k in tags if k in keys))
+            known = self._memo.get(signature)
+        except TypeError:  # an unhashable or unorderable value: no memo
+            signature = known = None
+        if known is None and signature is not None:
+            if len(self._memo) > 100_000:
+                self._memo.clear()
+            known = self._memo[signature] = tuple(self._matching(tags))
+        if known is not None:
+            return bool(known)
         for key in tags:
             for cat in self._by_key.get(key, ()):
                 if cat.matches(tags):
                     return True
         return any(cat.matches(tags) for cat in self._unindexed)
+
+    def prefilter(self):
+        """The tags :meth:`keeps` needs, for the extract readers' C++ tag filter.
+
+        Returns
+        -------
+        stations_generator.osm.extracts.Prefilter or None
+            One exact ``key=value`` of each alternative (or its key, for an
+            alternative with only ``key`` / ``key~regex`` clauses); None when an
+            alternative has no positive clause (anything might match it).
+        """
+        from .osm.extracts import Prefilter
+
+        pairs: set[tuple[str, str]] = set()
+        keys: set[str] = set()
+        for cat in self.categories.values():
+            for alternative in cat.match:
+                exact = next((c for c in alternative if c.op == "="), None)
+                if exact is not None:
+                    pairs.add((exact.key, exact.value))
+                    continue
+                positive = next((c for c in alternative if c.op in ("exists", "~")), None)
+                if positive is None:
+                    return None
+                keys.add(positive.key)
+        return Prefilter(frozenset(pairs), frozenset(keys))
+
+    def fingerprint(self) -> str:
+        """A hash of what :meth:`keeps` matches: equal fingerprints keep the same objects."""
+        import hashlib
+
+        known = getattr(self, "_fingerprint", None)
+        if known is not None:
+            return known
+
+        text = repr(
+            sorted(
+                (cat.name, [[(c.key, c.op, c.value) for c in alt] for alt in cat.match])
+                for cat in self.categories.values()
+            )
+        )
+        self._fingerprint = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return self._fingerprint
 
     def overpass_filters(self) -> list[str]:
         """Every distinct Overpass filter of the catalogue, sorted (for one batched query)."""

@@ -87,20 +87,56 @@ LAZY_COMMANDS = {
     "roll": "stations_generator.commands.play:roll",
     "route": "stations_generator.commands.play:route",
     "calibrate": "stations_generator.commands.play:calibrate",
+    "extract": "stations_generator.commands.extract:extract",
     # Het Jachtseizoen board game (issue 14): generate, play, track, simulate.
     "board": "stations_generator.board.commands:board",
     "serve": "stations_generator.commands.serve:serve",
 }
 
 
+# The first paragraph of each lazy command's help, so ``--help`` can list the
+# commands without importing them (tests/test_startup.py keeps these in step).
+LAZY_HELP = {
+    "questions": "Apply seekers' questions to the map, answer them as the hider, count their cost.",
+    "zones": "Hiding zones: check whether one is still valid.",
+    "report": "Say which questions PLAY_AREA supports: count each question subject's places.",
+    "map": "Write an interactive HTML map of STATIONS_FILE (the stations.geojson of `generate`).",
+    "roll": "Roll for a departure at STATION (a name or id of the map).",
+    "route": "Plan a route: drive time per leg, expected wait, cooldown and timeline.",
+    "calibrate": "Check a map's wait ranges against transit-like travel times.",
+    "extract": "OSM extracts: read one into the extract cache ahead of time.",
+    "board": "Het Jachtseizoen boards from real maps: generate, referee, track, simulate.",
+    "serve": "Serve the organiser's web page: draw a play area, get the station map, run the game.",
+}
+
+
 class Group(click.Group):
     """Turns user errors into one line on stderr and a non-zero exit, without a traceback.
 
-    Commands listed in :data:`LAZY_COMMANDS` are imported on first use.
+    Commands listed in :data:`LAZY_COMMANDS` are imported on first use; the
+    command list of ``--help`` takes their help from :data:`LAZY_HELP`.
     """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list, as click writes it, without importing lazy commands."""
+        commands = []
+        for name in self.list_commands(ctx):
+            cmd = self.commands.get(name)
+            if cmd is None and name in LAZY_HELP:
+                cmd = click.Command(name, help=LAZY_HELP[name])
+            elif cmd is None:
+                cmd = self.get_command(ctx, name)
+            if cmd is None or cmd.hidden:
+                continue
+            commands.append((name, cmd))
+        if commands:
+            limit = formatter.width - 6 - max(len(name) for name, _ in commands)
+            rows = [(name, cmd.get_short_help_str(limit)) for name, cmd in commands]
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, name: str):
         if name in LAZY_COMMANDS and name not in self.commands:
@@ -338,7 +374,9 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
     envvar="STATIONS_GENERATOR_CACHE_DIR",
     help="Overpass cache folder [default: the user cache dir; env STATIONS_GENERATOR_CACHE_DIR].",
 )
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the Overpass cache.")
+@click.option(
+    "--no-cache", is_flag=True, help="Neither read nor write the Overpass or the extract cache."
+)
 @click.pass_obj
 def generate(
     console: Console,

@@ -74,10 +74,10 @@ from .core.questions import (
 from .core.rules import ADMIN_LEVELS, rule_set
 from .core.shapes import AzimuthalFrame, distance_m
 from .errors import InputError
-from .osm import extracts, overpass
+from .osm import extracts, layers, overpass
 from .osm import filters as osm_filters
 from .osm.elements import OsmElement
-from .osm.routes import Route, read_routes, routes_serving
+from .osm.routes import Route, StopIndex, routes_serving, stop_index
 from .params import HALF_EARTH_M
 from .playarea import load_polygons, parse_polygons
 from .stationfile import read_station_map
@@ -248,7 +248,11 @@ class OsmContext:
                 found = [
                     e
                     for box_ in self.bboxes(margin_m)
-                    for e in extracts.read_points(path, self._keep, box_)
+                    for e in (
+                        extracts.read_points(path, self._keep, box_)
+                        if self.station_filters
+                        else layers.points(path, self.catalogue, box_)
+                    )
                 ]
             for e in found:
                 out.setdefault(e.key, e)
@@ -419,11 +423,9 @@ class OsmContext:
         if key not in self._reads:
             boxes = self.bboxes(margin_m)
             if subject == "coastline":
-                found = self._lines(lambda t: t.get("natural") == "coastline", boxes)
+                found = self._lines("coastline", boxes)
             elif subject == "high_speed_rail":
-                found = self._lines(
-                    lambda t: t.get("railway") == "rail" and t.get("highspeed") == "yes", boxes
-                )
+                found = self._lines("high_speed_rail", boxes)
             elif subject == "border":
                 found = tuple(z.geometry.boundary for z in self._zones(2, boxes))
             else:  # body_of_water
@@ -431,7 +433,7 @@ class OsmContext:
                     (f"{f}:{k}", g)
                     for f in self._extracts()
                     for b in boxes
-                    for k, g in enumerate(extracts.read_water(f, b))
+                    for k, g in enumerate(layers.water(f, b))
                 )
             self._reads[key] = found
         return self._reads[key]
@@ -442,13 +444,13 @@ class OsmContext:
             seen.setdefault(k, g)
         return tuple(to_window(g, self.centre) for g in seen.values())
 
-    def _lines(self, keep, boxes) -> tuple[BaseGeometry, ...]:
+    def _lines(self, layer: str, boxes) -> tuple[BaseGeometry, ...]:
         self._check_files()
         return self._unique(
             ((str(f), key), line)
             for f in self._extracts()
             for b in boxes
-            for key, _, line in extracts.read_lines(f, keep, b)
+            for key, _, line in layers.lines(f, layer, b)
         )
 
     def zones(self, level: int) -> tuple[Zone, ...]:
@@ -461,15 +463,9 @@ class OsmContext:
         found: dict[str, Zone] = {}
         for f in self._extracts():
             for b in boxes:
-                for zid, tags, geom in extracts.read_areas(
-                    f,
-                    lambda t: (
-                        t.get("boundary") == "administrative"
-                        and t.get("admin_level") == key
-                        and "name" in t
-                    ),
-                    b,
-                ):
+                for zid, tags, geom in layers.areas(f, "admin", b):
+                    if tags.get("admin_level") != key:
+                        continue
                     found.setdefault(
                         zid, Zone(zid, tags.get("name", ""), to_window(geom, self.centre))
                     )
@@ -477,7 +473,11 @@ class OsmContext:
 
     @cached_property
     def routes(self) -> list[Route]:
-        return [r for f in self._extracts() for r in read_routes(f)]
+        return [r for f in self._extracts() for r in layers.routes(f)]
+
+    @cached_property
+    def _stop_index(self) -> StopIndex:
+        return stop_index(self.routes)
 
     def stations_from_osm(
         self, categories: Sequence[str] = (), filters: Sequence = ()
@@ -504,7 +504,9 @@ class OsmContext:
                 if k in ("railway", "station", "public_transport", "highway", "amenity")
             )
         )
-        served = routes_serving(lon, lat, osm_id, self.routes) if self.routes else []
+        served = (
+            routes_serving(lon, lat, osm_id, self.routes, self._stop_index) if self.routes else []
+        )
         return Station(
             sid,
             name,

@@ -24,7 +24,8 @@ from .errors import InputError
 from .export import csv as csv_export
 from .export import geojson, kml
 from .export.atomic import output_set
-from .osm import overpass, sources
+from .osm import layers, overpass, sources
+from .osm.extract_cache import ExtractCache
 from .osm.nominatim import NominatimClient
 from .playarea import load_polygons
 
@@ -165,14 +166,17 @@ def load_data(
     """Step 2: the OSM objects and water for ``area``, from files or Overpass."""
     if request.osm_files:
         console.status("Reading " + ", ".join(Path(p).name for p in request.osm_files) + "…")
+        # Extracts are read once into the extract cache; later runs read only that.
+        cache = ExtractCache.for_command(request.cache_dir, request.use_cache, console)
         try:
-            data = sources.read_files(
-                request.osm_files,
-                request.water_files,
-                area,
-                catalogue,
-                water=request.water_subtract,
-            )
+            with layers.use_cache(cache):
+                data = sources.read_files(
+                    request.osm_files,
+                    request.water_files,
+                    area,
+                    catalogue,
+                    water=request.water_subtract,
+                )
         finally:
             console.status(None)
         check_coverage(

@@ -67,6 +67,21 @@ def _block_network():
     socket.getaddrinfo = _real_getaddrinfo
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _extract_cache(tmp_path_factory):
+    """The extract cache of the session: a fresh folder, never the user's (subprocesses too)."""
+    import os
+
+    folder = tmp_path_factory.mktemp("extract-cache")
+    old = os.environ.get("STATIONS_GENERATOR_EXTRACT_CACHE_DIR")
+    os.environ["STATIONS_GENERATOR_EXTRACT_CACHE_DIR"] = str(folder)
+    yield folder
+    if old is None:
+        os.environ.pop("STATIONS_GENERATOR_EXTRACT_CACHE_DIR", None)
+    else:
+        os.environ["STATIONS_GENERATOR_EXTRACT_CACHE_DIR"] = old
+
+
 # --- the local Overpass and Nominatim ------------------------------------------
 
 

@@ -67,7 +67,9 @@ _MAP_OPTIONS = [
         envvar="STATIONS_GENERATOR_CACHE_DIR",
         help="Overpass cache folder [default: the user cache dir; env STATIONS_GENERATOR_CACHE_DIR].",
     ),
-    click.option("--no-cache", is_flag=True, help="Neither read nor write the Overpass cache."),
+    click.option(
+        "--no-cache", is_flag=True, help="Neither read nor write the Overpass or the extract cache."
+    ),
 ]
 
 
@@ -91,6 +93,18 @@ def _sources(console, options: dict) -> MapSources:
             log=console.detail,
         )
 
+    from ..osm import layers
+    from ..osm.extract_cache import ExtractCache
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:  # the extract cache of this command, until it ends
+        ctx.with_resource(
+            layers.use_cache(
+                ExtractCache.for_command(
+                    options.get("cache_dir"), not options.get("no_cache"), console
+                )
+            )
+        )
     return MapSources(
         osm=tuple(options.get("osm_files") or ()),
         play_area=options.get("play_area"),

@@ -12,7 +12,7 @@ millimetre. ``tests/test_geodesy.py`` checks this against pyproj.Geod (Geographi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pyproj
@@ -35,13 +35,10 @@ def utm_crs_for(bounds: tuple[float, float, float, float]) -> pyproj.CRS:
     -------
     pyproj.CRS
     """
-    # The database query takes ~0.25 s; a station map asks for the same box several
-    # times (spacing, summary), and `serve` on every settings change.
-    return _utm_crs(*(float(b) for b in bounds))
-
-
-@lru_cache(maxsize=256)
-def _utm_crs(west: float, south: float, east: float, north: float) -> pyproj.CRS:
+    west, south, east, north = bounds
+    code = _plain_utm_epsg(west, south, east, north)
+    if code is not None:
+        return _utm_crs(code)
     infos = query_utm_crs_info(
         datum_name="WGS 84",
         area_of_interest=AreaOfInterest(west, south, east, north),
@@ -61,6 +58,35 @@ def _utm_crs(west: float, south: float, east: float, north: float) -> pyproj.CRS
 
     best = min(infos, key=lambda i: (offset(i), i.code))
     return pyproj.CRS.from_epsg(int(best.code))
+
+
+@cache
+def _utm_crs(code: int) -> pyproj.CRS:
+    return pyproj.CRS.from_epsg(code)
+
+
+def _plain_utm_epsg(west: float, south: float, east: float, north: float) -> int | None:
+    """The EPSG code :func:`utm_crs_for` picks, without the database search; None if unsure.
+
+    WGS84 UTM zone z (EPSG 326zz north of the equator up to 84° N, 327zz south
+    of it down to 80° S) covers longitudes -180 + 6(z - 1) to -180 + 6z. Among the
+    zones a box touches, the database search keeps the one whose central meridian
+    is nearest the box's centre, then the lower code (north before south). The
+    search takes ~0.2-0.4 s; this takes microseconds. Boxes on a zone edge, on the
+    equator, past the poles' limits or not in [-180, 180] are left to the search.
+    """
+    if not (-180.0 <= west <= east <= 180.0 and -80.0 < south <= north < 84.0):
+        return None
+    if south == 0.0 or north == 0.0:
+        return None
+    centre = (west + east) / 2
+    if (centre + 180.0) % 6.0 == 0.0:
+        return None
+    first = int((west + 180.0) // 6) + 1
+    last = min(int((east + 180.0) // 6) + 1, 60)
+    zones = range(max(first, 1), last + 1)
+    zone = min(zones, key=lambda z: (abs(-183 + 6 * z - centre), z))
+    return (32600 if north > 0 else 32700) + zone
 
 
 @dataclass(frozen=True)

@@ -46,17 +46,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import geopandas as gpd
 import numpy as np
 import shapely
-from scipy.spatial import cKDTree
 from shapely.geometry.base import BaseGeometry
 
 from ..catalogue import Catalogue, Category, Clause
 from ..osm.elements import OsmElement
 from .geodesy import LocalFrame, geodesic_area_km2
+
+if TYPE_CHECKING:
+    import geopandas as gpd
 
 __all__ = [
     "DEFAULT_MARGIN_M",
@@ -282,6 +283,8 @@ def subject_places(elements: Iterable[OsmElement], catalogue: Catalogue) -> gpd.
         rows.values(),
         key=lambda r: (r["subject"], type_order.get(r["osm_type"], 3), r["osm_id"]),
     )
+    import geopandas as gpd
+
     return gpd.GeoDataFrame(
         {
             "subject": [r["subject"] for r in ordered],
@@ -518,6 +521,8 @@ def build_report(
             elif count == 1:
                 verdict, note = "only_one", "one place: the answer is always 'same'"
             else:
+                from scipy.spatial import cKDTree
+
                 tree = cKDTree(np.column_stack([x[near_mask], y[near_mask]]))
                 _, nearest = tree.query(samples)
                 nearest_in_area = int(len(np.unique(nearest)))

@@ -16,17 +16,20 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import math
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from shapely.geometry import MultiPolygon, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.export.atomic import atomic_write_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "ATTRIBUTION",
@@ -91,7 +94,8 @@ _GEOMETRY_TYPES = frozenset(
 
 
 def _is_missing(value: Any) -> bool:
-    if value is None or value is pd.NA or value is pd.NaT:
+    pd = sys.modules.get("pandas")  # pandas' missing values exist only once it is loaded
+    if value is None or (pd is not None and (value is pd.NA or value is pd.NaT)):
         return True
     return isinstance(value, float) and math.isnan(value)
 

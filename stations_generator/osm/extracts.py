@@ -25,6 +25,7 @@ import logging
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,8 @@ from stations_generator.osm.elements import OsmElement
 __all__ = [
     "BBox",
     "EXTRACT_SUFFIXES",
+    "Prefilter",
+    "WATER_PREFILTER",
     "TagPredicate",
     "WATER_TAGS",
     "is_water",
@@ -89,7 +92,45 @@ WATER_TAGS: tuple[tuple[str, str], ...] = (
 )
 """``(key, value)`` pairs that mark an area as water (see :func:`is_water`)."""
 
+
 _TYPE_ORDER = {"node": 0, "way": 1, "relation": 2}
+
+
+@dataclass(frozen=True)
+class Prefilter:
+    """The tags an object needs before a predicate could keep it, checked in C++.
+
+    A reader given a prefilter lets osmium drop every object without one of
+    ``pairs`` (or, when ``keys`` is not empty, without one of the keys of
+    ``pairs`` and ``keys``) before Python sees it; the predicate then decides
+    on the few objects left. A prefilter must be implied by its predicate:
+    whatever the predicate keeps passes the prefilter.
+
+    Parameters
+    ----------
+    pairs : frozenset of (str, str)
+        ``(key, value)`` tags, one of which every kept object has, unless it
+        has one of ``keys``.
+    keys : frozenset of str
+        Keys for alternatives without an exact value (``key~regex``, ``key``).
+    """
+
+    pairs: frozenset[tuple[str, str]] = frozenset()
+    keys: frozenset[str] = frozenset()
+
+    def exact_filter(self) -> Any:
+        """A TagFilter of ``pairs`` alone (the objects with one of ``keys`` need another pass)."""
+        if self.pairs:
+            return osmium.filter.TagFilter(*sorted(self.pairs))
+        return osmium.filter.EntityFilter(osmium.osm.NOTHING)
+
+    def osmium_filter(self) -> Any:
+        """The osmium filter: a TagFilter, a KeyFilter when ``keys`` is set."""
+        if self.keys:
+            return osmium.filter.KeyFilter(*sorted(self.keys | {k for k, _ in self.pairs}))
+        if self.pairs:
+            return osmium.filter.TagFilter(*sorted(self.pairs))
+        return osmium.filter.EntityFilter(osmium.osm.NOTHING)
 
 
 def is_water(tags: Mapping[str, str]) -> bool:
@@ -106,6 +147,10 @@ def is_water(tags: Mapping[str, str]) -> bool:
         True if any ``(key, value)`` of :data:`WATER_TAGS` is among the tags.
     """
     return any(tags.get(key) == value for key, value in WATER_TAGS)
+
+
+WATER_PREFILTER = Prefilter(frozenset(WATER_TAGS))
+"""The :class:`Prefilter` of :func:`is_water`."""
 
 
 # ---------------------------------------------------------------------------
@@ -229,6 +274,21 @@ def _way_extent(way: Any) -> _Extent | None:
     return ext if found else None
 
 
+def _stored_extent(way: Any, storage: Any) -> _Extent | None:
+    """Like :func:`_way_extent`, with node locations looked up in ``storage``."""
+    ext = _new_extent()
+    found = False
+    for node in way.nodes:
+        try:
+            loc = storage.get(node.ref)
+        except KeyError:
+            continue
+        if loc.valid():
+            _add_point(ext, loc.lon, loc.lat)
+            found = True
+    return ext if found else None
+
+
 def _tags(obj: Any) -> dict[str, str]:
     return {tag.k: tag.v for tag in obj.tags}
 
@@ -267,7 +327,9 @@ def _keeps(keep: TagPredicate, obj: Any) -> bool:
     return bool(keep(_TagView(obj.tags)))
 
 
-def read_points(path: Path, keep: TagPredicate, bbox: BBox | None = None) -> list[OsmElement]:
+def read_points(
+    path: Path, keep: TagPredicate, bbox: BBox | None = None, *, prefilter: Prefilter | None = None
+) -> list[OsmElement]:
     """Read every node, way and relation whose tags satisfy ``keep``, as one point each.
 
     A node becomes its location; a way the centre of the bounding box of its
@@ -289,6 +351,10 @@ def read_points(path: Path, keep: TagPredicate, bbox: BBox | None = None) -> lis
     bbox : BBox, optional
         ``(min_lon, min_lat, max_lon, max_lat)``; if given, only elements whose
         point lies inside it (edges included) are returned.
+    prefilter : Prefilter, optional
+        Tags ``keep`` needs (see :class:`Prefilter`): osmium then drops every
+        other object in C++, and the member ways of kept relations are read
+        in a third pass over ways only. Same result, a fraction of the time.
 
     Returns
     -------
@@ -309,10 +375,11 @@ def read_points(path: Path, keep: TagPredicate, bbox: BBox | None = None) -> lis
     rel_nodes: dict[int, list[int]] = {}
     rel_ways: dict[int, list[int]] = {}
     rel_children: dict[int, list[int]] = {}
+    tag_filter = (
+        prefilter.osmium_filter() if prefilter is not None else osmium.filter.EmptyTagFilter()
+    )
     for rel in _iterate(
-        osmium.FileProcessor(source, osmium.osm.RELATION).with_filter(
-            osmium.filter.EmptyTagFilter()
-        ),
+        osmium.FileProcessor(source, osmium.osm.RELATION).with_filter(tag_filter),
         path,
     ):
         if not _keeps(keep, rel):
@@ -345,31 +412,62 @@ def read_points(path: Path, keep: TagPredicate, bbox: BBox | None = None) -> lis
     # in the cache for ways and relation members.
     out: list[OsmElement] = []
     way_extents: dict[int, _Extent] = {}
-    processor = (
-        osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY)
-        .with_locations()
-        .with_filter(osmium.filter.EmptyTagFilter().enable_for(osmium.osm.NODE))
-    )
-    for obj in _iterate(processor, path):
+    # With a prefilter, nodes and ways are filtered in C++ too: by its exact tags
+    # here, by its bare keys (if any) in pass 2b; the member ways of kept relations
+    # that neither let through come from a pass over ways only (pass 3).
+    processor = osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY).with_locations()
+    if prefilter is not None:
+        processor = processor.with_filter(prefilter.exact_filter())
+    else:
+        processor = processor.with_filter(
+            osmium.filter.EmptyTagFilter().enable_for(osmium.osm.NODE)
+        )
+    seen: set[tuple[bool, int]] = set()
+
+    def take(obj: Any, extent: Callable[[Any], _Extent | None]) -> None:
         if obj.is_node():
             loc = obj.location
             if loc.valid() and _keeps(keep, obj):
                 out.append(OsmElement("node", obj.id, loc.lat, loc.lon, _tags(obj)))
-            continue
+            return
         needed = obj.id in needed_ways
         wanted = len(obj.tags) > 0 and _keeps(keep, obj)
         if not (needed or wanted):
-            continue
-        ext = _way_extent(obj)
+            return
+        ext = extent(obj)
         if ext is None:
-            continue
+            return
         if needed:
             way_extents[obj.id] = ext
         if wanted:
             out.append(OsmElement("way", obj.id, *_centre(ext), _tags(obj)))
 
-    # Relations: combine member node locations and member way extents.
+    for obj in _iterate(processor, path):
+        if prefilter is not None and prefilter.keys:
+            seen.add((obj.is_node(), obj.id))
+        take(obj, _way_extent)
     storage = processor.node_location_storage
+
+    if prefilter is not None and prefilter.keys:
+        # Pass 2b: objects with one of the bare keys (e.g. diplomatic~^consulate).
+        keyed = osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY).with_filter(
+            osmium.filter.KeyFilter(*sorted(prefilter.keys))
+        )
+        for obj in _iterate(keyed, path):
+            if (obj.is_node(), obj.id) not in seen:
+                take(obj, lambda way: _stored_extent(way, storage))
+
+    # Relations: combine member node locations and member way extents.
+    missing = needed_ways - way_extents.keys() if prefilter is not None else set()
+    if missing:
+        # Pass 3: the member ways the tag filter dropped, located from pass 2's cache.
+        ways = osmium.FileProcessor(source, osmium.osm.WAY).with_filter(
+            osmium.filter.IdFilter(missing)
+        )
+        for way in _iterate(ways, path):
+            ext = _stored_extent(way, storage)
+            if ext is not None:
+                way_extents[way.id] = ext
     for rid, tags in kept_rels.items():
         ext = _new_extent()
         found = False
@@ -472,7 +570,7 @@ def _polygonal(geom: BaseGeometry) -> BaseGeometry | None:
 
 
 def read_areas(
-    path: Path, keep: TagPredicate, bbox: BBox | None = None
+    path: Path, keep: TagPredicate, bbox: BBox | None = None, *, prefilter: Prefilter | None = None
 ) -> list[tuple[str, dict[str, str], BaseGeometry]]:
     """Read closed ways and multipolygon / boundary relations as polygons.
 
@@ -494,6 +592,9 @@ def read_areas(
         relation (including its ``type`` tag); see :data:`TagPredicate`.
     bbox : BBox, optional
         If given, only areas that intersect this box are returned (unclipped).
+    prefilter : Prefilter, optional
+        Tags ``keep`` needs (see :class:`Prefilter`): relations and assembled
+        areas without them are dropped in C++. Same result, less time.
 
     Returns
     -------
@@ -512,11 +613,15 @@ def read_areas(
     clip = box(*box_) if box_ is not None else None
 
     rel_filter = _RelationKeep(keep)
-    processor = (
-        osmium.FileProcessor(source)
-        .with_areas(rel_filter)
-        .with_filter(osmium.filter.EntityFilter(osmium.osm.AREA))
-    )
+    processor = osmium.FileProcessor(source)
+    if prefilter is not None:
+        # The area's tags are its way's or its relation's (but ``type``).
+        processor = processor.with_areas(prefilter.osmium_filter(), rel_filter)
+    else:
+        processor = processor.with_areas(rel_filter)
+    processor = processor.with_filter(osmium.filter.EntityFilter(osmium.osm.AREA))
+    if prefilter is not None and "type" not in {k for k, _ in prefilter.pairs} | prefilter.keys:
+        processor = processor.with_filter(prefilter.osmium_filter())
     factory = osmium.geom.WKBFactory()
     found: list[tuple[int, int, str, dict[str, str], BaseGeometry]] = []
     for area in _iterate(processor, path):
@@ -552,7 +657,7 @@ def read_areas(
 
 
 def read_lines(
-    path: Path, keep: TagPredicate, bbox: BBox | None = None
+    path: Path, keep: TagPredicate, bbox: BBox | None = None, *, prefilter: Prefilter | None = None
 ) -> list[tuple[str, dict[str, str], LineString]]:
     """Read ways whose tags satisfy ``keep`` as LineStrings.
 
@@ -569,6 +674,8 @@ def read_lines(
         Called with each tagged way's tags (see :data:`TagPredicate`).
     bbox : BBox, optional
         If given, only lines that intersect this box are returned (unclipped).
+    prefilter : Prefilter, optional
+        Tags ``keep`` needs (see :class:`Prefilter`), checked in C++.
 
     Returns
     -------
@@ -588,7 +695,9 @@ def read_lines(
     processor = (
         osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY)
         .with_locations()
-        .with_filter(osmium.filter.EmptyTagFilter())
+        .with_filter(
+            prefilter.osmium_filter() if prefilter is not None else osmium.filter.EmptyTagFilter()
+        )
         .with_filter(osmium.filter.EntityFilter(osmium.osm.WAY))
     )
     found: list[tuple[int, dict[str, str], LineString]] = []
@@ -632,4 +741,4 @@ def read_water(path: Path, bbox: BBox | None = None) -> list[BaseGeometry]:
     InputError
         If the file is missing, has an unknown suffix, or osmium cannot read it.
     """
-    return [geom for _, _, geom in read_areas(path, is_water, bbox)]
+    return [geom for _, _, geom in read_areas(path, is_water, bbox, prefilter=WATER_PREFILTER)]

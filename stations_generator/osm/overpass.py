@@ -618,6 +618,81 @@ def _first_bytes(path: Path, handle) -> tuple[bytes, bool]:
     return head, start == b"["
 
 
+# Keys of OVERPASS_ELEMENT whose values _plainly_valid leaves to the schema.
+_DEEP_KEYS = frozenset({"members"})
+
+
+def _number_in(value: object, limit: float) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and -limit <= value <= limit
+    )
+
+
+def _plainly_valid(element: dict) -> bool:
+    """A fast sufficient test of :data:`~stations_generator.schemas.OVERPASS_ELEMENT`.
+
+    True only for the common ``out center tags`` shapes (type, id, lat/lon or
+    center, tags) when every value is plainly right; anything else -- including
+    every invalid element -- goes to the JSON Schema, which words the error. The
+    schema check costs ~1 ms an element, longer than the rest of ``generate``.
+    """
+    kind, oid = element.get("type"), element.get("id")
+    if not isinstance(kind, str) or not isinstance(oid, int) or isinstance(oid, bool):
+        return False
+    if not _DEEP_KEYS.isdisjoint(element):
+        return False
+    if "lat" in element and not _number_in(element["lat"], 90):
+        return False
+    if "lon" in element and not _number_in(element["lon"], 180):
+        return False
+    if "center" in element:
+        c = element["center"]
+        if not (
+            isinstance(c, dict) and _number_in(c.get("lat"), 90) and _number_in(c.get("lon"), 180)
+        ):
+            return False
+    if "bounds" in element:
+        b = element["bounds"]
+        if not isinstance(b, dict):
+            return False
+        for key, limit in (("minlat", 90), ("maxlat", 90), ("minlon", 180), ("maxlon", 180)):
+            if key in b and not _number_in(b[key], limit):
+                return False
+    if "nodes" in element:
+        nodes = element["nodes"]
+        if not isinstance(nodes, list) or not all(
+            isinstance(n, int) and not isinstance(n, bool) for n in nodes
+        ):
+            return False
+    if "geometry" in element:
+        points = element["geometry"]
+        if not isinstance(points, list):
+            return False
+        for pt in points:
+            if pt is None:
+                continue
+            if not isinstance(pt, dict):
+                return False
+            lat, lon = pt.get("lat"), pt.get("lon")
+            if (lat is not None and not _number_in(lat, 90)) or (
+                lon is not None and not _number_in(lon, 180)
+            ):
+                return False
+    if "tags" in element:
+        tags = element["tags"]
+        if not isinstance(tags, dict):
+            return False
+        for v in tags.values():
+            if not isinstance(v, str) and not (
+                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+            ):
+                return False
+    return True
+
+
 def read_overpass_json_file(
     path: Path, keep: Callable[[dict[str, Any]], bool] | None = None
 ) -> dict[str, Any]:
@@ -669,9 +744,10 @@ def read_overpass_json_file(
         element = _screen(element, index, path, prefix)
         if keep is None or keep(element):
             jsonio.check_depth(element, f"{path}: {prefix}[{index}]", "an OSM element", 16)
-            jsonio.validate(
-                element, schemas.OVERPASS_ELEMENT, str(path), path_prefix=f"{prefix}[{index}]"
-            )
+            if not _plainly_valid(element):  # the schema decides, and words any error
+                jsonio.validate(
+                    element, schemas.OVERPASS_ELEMENT, str(path), path_prefix=f"{prefix}[{index}]"
+                )
             kept.append(element)
             if len(kept) > MAX_KEPT_ELEMENTS:
                 raise InputError(

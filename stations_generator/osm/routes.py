@@ -9,11 +9,13 @@ within :data:`SERVED_WITHIN_M` of it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import osmium
+import osmium.filter
 
 from ..core.shapes import distance_m
 from .extracts import _iterate, _open
@@ -44,7 +46,11 @@ def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Rou
     """Route relations of an extract with their stop positions (members missing from a
     clipped extract are skipped). Sorted by relation id."""
     relations: dict[int, tuple[dict[str, str], list[int]]] = {}
-    for obj in _iterate(osmium.FileProcessor(_open(path), osmium.osm.RELATION), path):
+    # osmium's C++ filters pick what reaches Python: route relations, then their stops.
+    routes = osmium.FileProcessor(_open(path), osmium.osm.RELATION).with_filter(
+        osmium.filter.TagFilter(("type", "route"))
+    )
+    for obj in _iterate(routes, path):
         tags = {t.k: t.v for t in obj.tags}
         if tags.get("type") != "route" or tags.get("route") not in kinds:
             continue
@@ -57,7 +63,10 @@ def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Rou
     wanted = {n for _, nodes in relations.values() for n in nodes}
     where: dict[int, tuple[float, float]] = {}
     if wanted:
-        for obj in _iterate(osmium.FileProcessor(_open(path), osmium.osm.NODE), path):
+        stops = osmium.FileProcessor(_open(path), osmium.osm.NODE).with_filter(
+            osmium.filter.IdFilter(wanted)
+        )
+        for obj in _iterate(stops, path):
             if obj.id in wanted and obj.location.valid():
                 where[obj.id] = (obj.location.lon, obj.location.lat)
     out = []
@@ -80,8 +89,57 @@ def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Rou
     return out
 
 
-def routes_serving(lon: float, lat: float, osm_id: int | None, routes: list[Route]) -> list[Route]:
-    """The routes that stop at a station (its own node, or a stop within 100 m)."""
+@dataclass(frozen=True)
+class StopIndex:
+    """Every stop of a list of routes, sorted by latitude, for :func:`routes_serving`."""
+
+    routes: tuple[Route, ...]
+    lat: np.ndarray
+    lon: np.ndarray
+    route: np.ndarray  # index into ``routes`` of each stop
+    by_node: dict[int, tuple[int, ...]]  # stop node id -> the routes stopping there
+
+
+def stop_index(routes: list[Route]) -> StopIndex:
+    """Index the routes' stops once, so each station's look-up is a window, not a scan."""
+    lat, lon, route = [], [], []
+    by_node: dict[int, list[int]] = {}
+    for k, r in enumerate(routes):
+        for x, y in r.stops:
+            lon.append(x)
+            lat.append(y)
+            route.append(k)
+        for n in r.stop_ids:
+            by_node.setdefault(n, []).append(k)
+    order = np.argsort(np.asarray(lat, dtype=np.float64), kind="stable")
+    return StopIndex(
+        tuple(routes),
+        np.asarray(lat, dtype=np.float64)[order],
+        np.asarray(lon, dtype=np.float64)[order],
+        np.asarray(route, dtype=np.int64)[order],
+        {n: tuple(ks) for n, ks in by_node.items()},
+    )
+
+
+# Degrees of latitude that surely hold 100 m (a meridian degree is >= 110.5 km): the
+# window only picks candidates, the geodesic distance decides.
+_WINDOW_DEG = 0.0011
+
+
+def routes_serving(
+    lon: float,
+    lat: float,
+    osm_id: int | None,
+    routes: list[Route],
+    index: StopIndex | None = None,
+) -> list[Route]:
+    """The routes that stop at a station (its own node, or a stop within 100 m).
+
+    With ``index`` (:func:`stop_index` of ``routes``) only the stops in a small
+    window around the station are measured; the answer is the same.
+    """
+    if index is not None:
+        return _served_indexed(lon, lat, osm_id, index)
     served = []
     for route in routes:
         if osm_id is not None and osm_id in route.stop_ids:
@@ -92,3 +150,19 @@ def routes_serving(lon: float, lat: float, osm_id: int | None, routes: list[Rout
         if d.min() <= SERVED_WITHIN_M:
             served.append(route)
     return served
+
+
+def _served_indexed(lon: float, lat: float, osm_id: int | None, index: StopIndex) -> list[Route]:
+    found = set(index.by_node.get(osm_id, ())) if osm_id is not None else set()
+    lo = int(np.searchsorted(index.lat, lat - _WINDOW_DEG, side="left"))
+    hi = int(np.searchsorted(index.lat, lat + _WINDOW_DEG, side="right"))
+    if hi > lo:
+        cos = math.cos(math.radians(min(89.9, abs(lat) + 0.01)))
+        dlon = (index.lon[lo:hi] - lon + 180.0) % 360.0 - 180.0
+        near = np.flatnonzero(np.abs(dlon) <= _WINDOW_DEG / cos) + lo
+        if len(near):
+            d = distance_m(
+                np.full(len(near), lon), np.full(len(near), lat), index.lon[near], index.lat[near]
+            )
+            found.update(index.route[near[d <= SERVED_WITHIN_M]].tolist())
+    return [index.routes[k] for k in sorted(found)]

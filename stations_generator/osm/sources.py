@@ -16,7 +16,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..catalogue import Catalogue
 from ..errors import InputError, NoDataError
-from . import extracts, overpass
+from . import extracts, layers, overpass
 from .elements import OsmElement
 from .nominatim import NominatimClient
 from .query import build_query, relation_query
@@ -85,9 +85,9 @@ def read_files(
             if with_water:
                 data.water.extend(polygons)
         else:
-            data.elements.extend(extracts.read_points(path, catalogue.keeps, bbox))
+            data.elements.extend(layers.points(path, catalogue, bbox))
             if water and not water_files:
-                data.water.extend(extracts.read_water(path, bbox))
+                data.water.extend(layers.water(path, bbox))
         data.sources.append(path.name)
     if water:
         for path in water_files:
@@ -101,7 +101,7 @@ def read_files(
                     )
                 )
             else:
-                data.water.extend(extracts.read_water(path, bbox))
+                data.water.extend(layers.water(path, bbox))
     return data
 
 

@@ -1,0 +1,138 @@
+"""Benchmark: ``generate`` whole process on the Sioux Falls data tiled to 10k / 50k / 100k candidates.
+
+The real Sioux Falls Overpass elements (``examples/sioux-falls/pois.json``) are copied
+onto a grid of tiles (shifted by whole tiles, ids renumbered) until the count is
+reached, and written as Overpass JSON with a rectangular play area over all tiles;
+``generate`` then runs as a fresh process (``--no-water-subtract``: the tiles carry no
+water). Also the peer-sized start-up case: a ~20-candidate clip (a 3 × 3 km square
+in the north-west of the city, a Dell Rapids-sized town). Prints wall and CPU time.
+
+    python bench/bench_generate_scale.py [--sizes 10000 50000 100000] [--profile N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+POIS = ROOT / "examples" / "sioux-falls" / "pois.json"
+SMALL_BOX = (-96.79, 43.575, -96.75, 43.605)  # 21 candidates
+
+
+def _lonlat(e: dict) -> tuple[float, float]:
+    c = e.get("center") or e
+    return c["lon"], c["lat"]
+
+
+def _moved(e: dict, dx: float, dy: float, k: int) -> dict:
+    e = dict(e, id=e["id"] + k * 10**11)
+    if "center" in e:
+        e["center"] = {"lat": e["center"]["lat"] + dy, "lon": e["center"]["lon"] + dx}
+    else:
+        e["lat"], e["lon"] = e["lat"] + dy, e["lon"] + dx
+    return e
+
+
+def _box_polygon(path: Path, box: tuple[float, float, float, float]) -> Path:
+    w, s, e, n = box
+    ring = [[w, s], [e, s], [e, n], [w, n], [w, s]]
+    path.write_text(
+        json.dumps(
+            {
+                "type": "FeatureCollection",
+                "features": [
+                    {
+                        "type": "Feature",
+                        "properties": {},
+                        "geometry": {"type": "Polygon", "coordinates": [ring]},
+                    }
+                ],
+            }
+        )
+    )
+    return path
+
+
+def write_case(folder: Path, n: int) -> tuple[Path, Path]:
+    """(play area, Overpass JSON) with ``n`` elements tiled from Sioux Falls."""
+    base = json.loads(POIS.read_text())
+    xs, ys = zip(*map(_lonlat, base), strict=True)
+    dx, dy = (max(xs) - min(xs)) * 1.05, (max(ys) - min(ys)) * 1.05
+    side = math.ceil(math.sqrt(n / len(base)))
+    out: list[dict] = []
+    k = 0
+    while len(out) < n:
+        i, j = divmod(k, side)
+        out.extend(_moved(e, i * dx, j * dy, k) for e in base)
+        k += 1
+    out = out[:n]
+    pxs, pys = zip(*map(_lonlat, out), strict=True)
+    area = _box_polygon(
+        folder / f"area-{n}.geojson",
+        (min(pxs) - 0.01, min(pys) - 0.01, max(pxs) + 0.01, max(pys) + 0.01),
+    )
+    data = folder / f"pois-{n}.json"
+    data.write_text(json.dumps(out))
+    return area, data
+
+
+def write_small(folder: Path) -> tuple[Path, Path]:
+    w, s, e, n = SMALL_BOX
+    kept = [
+        x
+        for x in json.loads(POIS.read_text())
+        if w <= _lonlat(x)[0] <= e and s <= _lonlat(x)[1] <= n
+    ]
+    data = folder / "pois-small.json"
+    data.write_text(json.dumps(kept))
+    return _box_polygon(folder / "area-small.geojson", SMALL_BOX), data
+
+
+def run(area: Path, data: Path, out: Path, profile: Path | None = None) -> tuple[float, float]:
+    code = "from stations_generator.cli import main; main()"
+    args = [sys.executable, "-c", code]
+    if profile is not None:
+        script = out.parent / "run_cli.py"
+        script.write_text(code + "\n")
+        args = [sys.executable, "-m", "cProfile", "-o", str(profile), str(script)]
+    args += ["-q", "generate", str(area), "--osm", str(data), "--no-water-subtract", "-o", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = time.perf_counter()
+    proc = subprocess.Popen(args, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"generate failed on {data.name}")
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 50_000, 100_000])
+    parser.add_argument("--runs", type=int, default=3, help="runs per case (best is shown)")
+    parser.add_argument("--profile", type=int, help="write a cProfile of this size to ./")
+    opts = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        cases = [("small (21)", *write_small(folder))]
+        cases += [(f"{n}", *write_case(folder, n)) for n in opts.sizes]
+        print("| candidates | best wall s | best CPU s |\n|---|---|---|")
+        for label, area, data in cases:
+            times = [run(area, data, folder / f"out-{label}-{r}") for r in range(opts.runs)]
+            print(f"| {label} | {min(t[0] for t in times):.2f} | {min(t[1] for t in times):.2f} |")
+        if opts.profile:
+            area, data = write_case(folder, opts.profile)
+            target = Path(f"generate-{opts.profile}.prof")
+            run(area, data, folder / "out-profile", target)
+            print(f"profile: {target} (python -m pstats {target})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,328 @@
+"""Read several layers of an extract in one pass: points, areas and lines together.
+
+:func:`read_layers` gives, for the whole file, exactly what
+:func:`~stations_generator.osm.extracts.read_points`, ``read_areas`` and ``read_lines``
+give one by one (same objects, tags, geometry, order), while osmium reads the file
+once for all of them:
+
+* the area assembler's relation pass also picks the relations the points need
+  (and a second relation pass runs only if one of them has relation members);
+* one main pass over nodes and ways, with node locations and area assembly, lets
+  through (in C++) only objects with an exact tag of one of the layers' prefilters;
+  Python sorts each into the layers whose predicate keeps it;
+* a points prefilter's bare keys (``diplomatic~^consulate``) get a pass of their
+  own, and member ways of kept relations that no layer wanted a way-only pass with
+  an id filter -- both C++-filtered, so few objects reach Python.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import osmium
+import osmium.filter
+import shapely
+
+from . import extracts as X
+from .elements import OsmElement
+
+__all__ = ["read_layers"]
+
+
+class _Relations:
+    """The area assembler's first-pass filter, which also collects the points' relations."""
+
+    def __init__(self, points_keep, area_keeps: Mapping[str, Any]) -> None:
+        self.points_keep = points_keep
+        self.area_keeps = area_keeps
+        self.point_rels: dict[int, tuple[dict[str, str], list, list, list]] = {}
+        self.area_tags: dict[str, dict[int, dict[str, str]]] = {n: {} for n in area_keeps}
+        self.error: BaseException | None = None
+
+    def relation(self, rel: Any) -> bool:
+        if self.error is not None:
+            return True
+        try:
+            if not len(rel.tags):
+                return True
+            tags = X._tags(rel)  # one copy: several predicates look at it
+            if self.points_keep is not None and self.points_keep(tags):
+                self.point_rels[rel.id] = (dict(tags), *X._split_members(rel.members))
+            assemble = False
+            for name, keep in self.area_keeps.items():
+                if keep(tags):
+                    self.area_tags[name][rel.id] = dict(tags)
+                    assemble = True
+        except Exception as exc:  # re-raised after the read, not as a read error
+            self.error = exc
+            return True
+        return not assemble
+
+
+def _union_filter(prefilters) -> Any:
+    pairs = frozenset().union(*(p.pairs for p in prefilters))
+    keys = frozenset().union(*(p.keys for p in prefilters))
+    return X.Prefilter(pairs, keys)
+
+
+ON_DISK_FROM_MB = 512.0
+"""Extracts from this size up keep their node locations in a file, not in memory.
+
+osmium's in-memory index takes ~16 bytes a node (``flex_mem``, sparse); a PBF holds
+a node in ~7 bytes, so RAM would be ~2.3 × the file: 1.2 GB at 512 MB, 3 GB for the
+Netherlands (1.3 GB), 10 GB for Germany (4.5 GB). On disk (``sparse_file_array``, in
+the temporary folder) the page cache holds what fits. Env
+``STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB`` changes the threshold.
+"""
+
+
+@contextlib.contextmanager
+def location_index(path: Path) -> Iterator[str]:
+    """The osmium node-location storage for ``path``: in memory, or a temporary file."""
+    try:
+        limit = float(os.environ.get("STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB", ON_DISK_FROM_MB))
+    except ValueError:
+        limit = ON_DISK_FROM_MB
+    if os.path.getsize(path) < limit * 1e6:
+        yield "flex_mem"
+        return
+    with tempfile.TemporaryDirectory(prefix="stations-generator-") as tmp:
+        yield f"sparse_file_array,{Path(tmp) / 'locations.idx'}"
+
+
+def read_layers(
+    path: Path,
+    points: tuple[Any, X.Prefilter] | None = None,
+    areas: Mapping[str, tuple[Any, X.Prefilter]] | None = None,
+    lines: Mapping[str, tuple[Any, X.Prefilter]] | None = None,
+) -> dict[str, list]:
+    """Read the points, area layers and line layers of a whole extract together.
+
+    Parameters
+    ----------
+    path : Path
+        An OSM extract.
+    points : (predicate, Prefilter), optional
+        What :func:`~stations_generator.osm.extracts.read_points` would be given.
+    areas, lines : mapping of name -> (predicate, Prefilter), optional
+        Each as :func:`~stations_generator.osm.extracts.read_areas` /
+        :func:`~stations_generator.osm.extracts.read_lines` would be given it.
+
+    Returns
+    -------
+    dict[str, list]
+        ``"points"`` (if asked) and each area and line layer's name, each holding
+        what its reader returns for the whole file (no bounding box).
+
+    Raises
+    ------
+    InputError
+        As the readers do.
+    """
+    source = X._open(path)
+    with location_index(Path(path)) as storage:
+        return _read_layers(path, source, storage, points, areas, lines)
+
+
+def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, list]:
+    areas = dict(areas or {})
+    lines = dict(lines or {})
+    points_keep, points_pre = points if points is not None else (None, None)
+    used = [pre for _, pre in [*areas.values(), *lines.values()]]
+    if points_pre is not None:
+        used.append(points_pre)
+    exact = _union_filter(used)
+
+    rels = _Relations(points_keep, {n: keep for n, (keep, _) in areas.items()})
+    # Relations with a points' bare key (and no exact tag) come in pass 2b.
+    rel_pre = X.Prefilter(exact.pairs).exact_filter()
+    processor = osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY).with_locations(
+        storage
+    )
+    if areas:  # the assembler's relation pass picks the points' relations too
+        processor = processor.with_areas(rel_pre, rels)
+    processor = processor.with_filter(X.Prefilter(exact.pairs).exact_filter())
+    if not areas:
+        # No area to assemble: the points' relations come from a pass of their own.
+        for rel in X._iterate(
+            osmium.FileProcessor(source, osmium.osm.RELATION).with_filter(rel_pre), path
+        ):
+            rels.relation(rel)
+
+    out_points: list[OsmElement] = []
+    way_extents: dict[int, X._Extent] = {}
+    found_areas: dict[str, list] = {n: [] for n in areas}
+    found_lines: dict[str, list] = {n: [] for n in lines}
+    factory = osmium.geom.WKBFactory()
+    seen: set[tuple[bool, int]] = set()
+    needed_ways: set[int] = set()
+    needed_known = False
+
+    def point_of(obj: Any, extent, tags: dict[str, str]) -> None:
+        if obj.is_node():
+            loc = obj.location
+            if loc.valid() and points_keep(tags):
+                out_points.append(OsmElement("node", obj.id, loc.lat, loc.lon, dict(tags)))
+            return
+        needed = obj.id in needed_ways
+        wanted = len(tags) > 0 and points_keep(tags)
+        if not (needed or wanted):
+            return
+        ext = extent(obj)
+        if ext is None:
+            return
+        if needed:
+            way_extents[obj.id] = ext
+        if wanted:
+            out_points.append(OsmElement("way", obj.id, *X._centre(ext), dict(tags)))
+
+    def line_of(way: Any, tags: dict[str, str]) -> None:
+        kept = [n for n, (keep, _) in lines.items() if keep(tags)]
+        if not kept:
+            return
+        coords: list[tuple[float, float]] = []
+        for node in way.nodes:
+            loc = node.location
+            if loc.valid():
+                xy = (loc.lon, loc.lat)
+                if not coords or coords[-1] != xy:
+                    coords.append(xy)
+        if len(coords) < 2:
+            return
+        line = shapely.LineString(coords)
+        for n in kept:
+            found_lines[n].append((way.id, dict(tags), line))
+
+    def area_of(area: Any) -> None:
+        oid = area.orig_id()
+        tags = None
+        if area.from_way():
+            if not len(area.tags):
+                return
+            tags = X._tags(area)
+            kept = [(n, None) for n, (keep, _) in areas.items() if keep(tags)]
+            kind = "way"
+        else:
+            kept = [(n, rels.area_tags[n].get(oid)) for n in areas]
+            kept = [(n, t) for n, t in kept if t is not None]
+            kind = "relation"
+        if not kept:
+            return
+        try:
+            geom = shapely.from_wkb(factory.create_multipolygon(area))
+        except (RuntimeError, ValueError, shapely.errors.GEOSException):
+            return
+        geom = X._polygonal(geom)
+        if geom is None:
+            return
+        for n, rel_tags in kept:
+            found_areas[n].append(
+                (X._TYPE_ORDER[kind], oid, f"{kind}/{oid}", dict(tags or rel_tags), geom)
+            )
+
+    def resolve_needed() -> None:
+        nonlocal needed_known
+        if needed_known or points_keep is None:
+            return
+        needed_known = True
+        if rels.error is not None:
+            raise rels.error
+        add_children(list(rels.point_rels))
+
+    def add_children(rids: list[int]) -> None:
+        """Member relations' node and way members join their parents' (one level)."""
+        kept = [rels.point_rels[r] for r in rids]
+        child_ids = {c for _, _, _, cs in kept for c in cs}
+        if child_ids:
+            children: dict[int, tuple[list, list]] = {}
+            found = osmium.FileProcessor(source, osmium.osm.RELATION).with_filter(
+                osmium.filter.IdFilter(child_ids)
+            )
+            for rel in X._iterate(found, path):
+                if rel.id in child_ids:
+                    nodes, ways, _ = X._split_members(rel.members)
+                    children[rel.id] = (nodes, ways)
+            for _, nodes, ways, cs in kept:
+                for c in cs:
+                    cn, cw = children.get(c, ((), ()))
+                    nodes.extend(cn)
+                    ways.extend(cw)
+        needed_ways.update(w for _, _, ws, _ in kept for w in ws)
+
+    for obj in X._iterate(processor, path):
+        if not needed_known:
+            resolve_needed()  # the relation pass is over once the first object comes
+        if obj.is_area():
+            area_of(obj)
+            continue
+        tags = X._tags(obj)
+        if points_keep is not None:
+            if points_pre.keys:
+                seen.add((obj.is_node(), obj.id))
+            point_of(obj, X._way_extent, tags)
+        if lines and obj.is_way() and tags:
+            line_of(obj, tags)
+    resolve_needed()
+    if rels.error is not None:
+        raise rels.error
+
+    result: dict[str, list] = {}
+    if points_keep is not None:
+        index = processor.node_location_storage
+        if points_pre.keys:
+            # Pass 2b: nodes, ways and relations with a bare key (no exact tag).
+            keyed = osmium.FileProcessor(source).with_filter(
+                osmium.filter.KeyFilter(*sorted(points_pre.keys))
+            )
+            late: list[int] = []
+            for obj in X._iterate(keyed, path):
+                if obj.is_relation():
+                    if obj.id not in rels.point_rels:
+                        tags = X._tags(obj)
+                        if points_keep(tags):
+                            rels.point_rels[obj.id] = (tags, *X._split_members(obj.members))
+                            late.append(obj.id)
+                elif (obj.is_node(), obj.id) not in seen:
+                    point_of(obj, lambda way: X._stored_extent(way, index), X._tags(obj))
+            add_children(late)
+        missing = needed_ways - way_extents.keys()
+        if missing:
+            ways = osmium.FileProcessor(source, osmium.osm.WAY).with_filter(
+                osmium.filter.IdFilter(missing)
+            )
+            for way in X._iterate(ways, path):
+                ext = X._stored_extent(way, index)
+                if ext is not None:
+                    way_extents[way.id] = ext
+        for rid, (tags, nodes, ways, _) in rels.point_rels.items():
+            ext = X._new_extent()
+            found = False
+            for nid in nodes:
+                try:
+                    loc = index.get(nid)
+                except KeyError:
+                    continue
+                if loc.valid():
+                    X._add_point(ext, loc.lon, loc.lat)
+                    found = True
+            for wid in ways:
+                wext = way_extents.get(wid)
+                if wext is not None:
+                    X._add_extent(ext, wext)
+                    found = True
+            if found:
+                out_points.append(OsmElement("relation", rid, *X._centre(ext), tags))
+        out_points.sort(key=lambda e: (X._TYPE_ORDER[e.osm_type], e.osm_id))
+        result["points"] = out_points
+    for n, rows in found_areas.items():
+        rows.sort(key=lambda t: (t[0], t[1]))
+        result[n] = [(key, tags, geom) for _, _, key, tags, geom in rows]
+    for n, rows in found_lines.items():
+        rows.sort(key=lambda t: t[0])
+        result[n] = [(f"way/{wid}", tags, line) for wid, tags, line in rows]
+    return result

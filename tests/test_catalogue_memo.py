@@ -1,0 +1,25 @@
+"""Memoised catalogue matching answers as the plain matcher does, on real tags."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import EXTRACTS, SIOUX
+
+from stations_generator.catalogue import load_catalogue
+from stations_generator.osm.extracts import read_points
+
+
+def test_memo_gives_the_plain_answers():
+    catalogue = load_catalogue()
+    tags = [e["tags"] for e in json.loads((SIOUX / "pois.json").read_text()) if "tags" in e]
+    tags += [e.tags for e in read_points(EXTRACTS / "monaco-2016.osm.pbf", lambda t: True)]
+    tags += [{"aeroway": "aerodrome"}, {"aeroway": "aerodrome", "iata": "SFO"}, {"amenity": 5}]
+    tags += [{"diplomatic": "consulate_general", "x": "y"}, {"amenity": ["unhashable"]}]
+    kept = 0
+    for t in tags * 2:  # the second round answers from the memo
+        want = catalogue._matching(t)
+        assert catalogue.matching(t) == want
+        assert catalogue.keeps(t) == bool(want)
+        kept += bool(want)
+    assert catalogue._memo and 0 < kept < 2 * len(tags)

@@ -1,0 +1,59 @@
+"""Start-up: ``--help`` must not import the heavy libraries (they cost a second of CPU)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import click
+import pytest
+from conftest import REPO
+
+from stations_generator.cli import LAZY_COMMANDS, LAZY_HELP, main
+
+HEAVY = ("osmnx", "geopandas", "pandas", "folium", "matplotlib", "sklearn", "scipy", "osmium")
+
+_PROBE = """
+import json, sys
+from stations_generator.cli import main
+try:
+    main(sys.argv[1:], prog_name="stations-generator")
+except SystemExit:
+    pass
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in {heavy!r})
+sys.stderr.write(json.dumps(sorted({{m.split(".")[0] for m in heavy}})))
+"""
+
+
+def _imported_by(*args: str) -> list[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(heavy=set(HEAVY)), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("args", [["--help"], ["generate", "--help"], ["--version"]])
+def test_help_imports_no_heavy_library(args):
+    assert _imported_by(*args) == []
+
+
+def test_lazy_help_matches_the_commands():
+    """The command list of ``--help`` shows what the commands themselves say."""
+    ctx = click.Context(main)
+    assert set(LAZY_HELP) <= set(LAZY_COMMANDS)
+    for name, text in LAZY_HELP.items():
+        command = main.get_command(ctx, name)
+        assert command.help.split("\n\n")[0] == text, name
+        for limit in (30, 45, 80):
+            assert click.Command(name, help=text).get_short_help_str(limit) == (
+                command.get_short_help_str(limit)
+            )
