@@ -54,9 +54,9 @@ from .spacing import (
     NeighbourIndex,
     SpacingResult,
     SpacingRules,
-    _renumber,
     _Selection,
     select_stations,
+    selection_result,
 )
 
 DEFAULT_TIME_LIMIT_S = 60.0
@@ -722,7 +722,6 @@ def _as_result(
     Rejected candidates are offered once more in rank order, so the map is maximal
     even where a component's solve stopped early.
     """
-    n = len(index)
     state = _Selection(index, rules, exempt)
     for seed, members in sorted(clusters, key=lambda sm: min(rank[m] for m in sm[1])):
         state.add(seed, 0)
@@ -733,14 +732,4 @@ def _as_result(
     for i in order:
         if not state.cluster_of[i]:
             state.try_add(i)
-    cluster_raw = np.asarray(state.cluster_of, np.int64)
-    cluster_of = _renumber(cluster_raw, order)
-    seed = np.zeros(n, bool)
-    seed[[s for s in state.seeds[1:] if s >= 0]] = True
-    return SpacingResult(
-        kept=cluster_of > 0,
-        cluster_id=cluster_of,
-        reason=np.asarray(state.reason, dtype=object),
-        conflict=np.asarray(state.conflict, np.int64),
-        seed=seed & (cluster_of > 0),
-    )
+    return selection_result(state, order)

@@ -297,9 +297,13 @@ def select_stations(
         state.try_add(i)
     if improve and n:
         _improve_by_swaps(state, order_list)
-    cluster_raw = np.asarray(state.cluster_of, np.int64)
-    cluster_of = _renumber(cluster_raw, order_list)
-    seed = np.zeros(n, bool)
+    return selection_result(state, order_list)
+
+
+def selection_result(state: _Selection, order: list[int]) -> SpacingResult:
+    """The :class:`SpacingResult` of a finished selection, clusters numbered in ``order``."""
+    cluster_of = _renumber(np.asarray(state.cluster_of, np.int64), order)
+    seed = np.zeros(len(cluster_of), bool)
     seed[[s for s in state.seeds[1:] if s >= 0]] = True
     return SpacingResult(
         kept=cluster_of > 0,

@@ -195,6 +195,19 @@ def _read_error(path: Path | str, exc: BaseException) -> InputError:
     )
 
 
+def way_coords(way: Any) -> list[tuple[float, float]]:
+    """A way's (lon, lat) vertices: nodes without a location (clipped extracts) are
+    skipped, and repeated vertices dropped."""
+    coords: list[tuple[float, float]] = []
+    for node in way.nodes:
+        loc = node.location
+        if loc.valid():
+            xy = (loc.lon, loc.lat)
+            if not coords or coords[-1] != xy:
+                coords.append(xy)
+    return coords
+
+
 def _iterate(processor: osmium.FileProcessor, path: Path | str) -> Iterator[Any]:
     """Iterate a FileProcessor, turning osmium's read errors into InputError.
 
@@ -704,13 +717,7 @@ def read_lines(
     for way in _iterate(processor, path):
         if not _keeps(keep, way):
             continue
-        coords: list[tuple[float, float]] = []
-        for node in way.nodes:
-            loc = node.location
-            if loc.valid():
-                xy = (loc.lon, loc.lat)
-                if not coords or coords[-1] != xy:
-                    coords.append(xy)
+        coords = way_coords(way)
         if len(coords) < 2:
             continue
         line = LineString(coords)

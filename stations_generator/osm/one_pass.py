@@ -185,13 +185,7 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
         kept = [n for n, (keep, _) in lines.items() if keep(tags)]
         if not kept:
             return
-        coords: list[tuple[float, float]] = []
-        for node in way.nodes:
-            loc = node.location
-            if loc.valid():
-                xy = (loc.lon, loc.lat)
-                if not coords or coords[-1] != xy:
-                    coords.append(xy)
+        coords = X.way_coords(way)
         if len(coords) < 2:
             return
         line = shapely.LineString(coords)
