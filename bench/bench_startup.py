@@ -39,7 +39,7 @@ else:
     except SystemExit as exc:
         if exc.code:
             raise
-print(" ".join(m for m in {heavy!r} if m in sys.modules))
+print("heavy:" + " ".join(m for m in {heavy!r} if m in sys.modules))
 """
 
 
@@ -52,7 +52,9 @@ def run(args: list[str]) -> tuple[float, str]:
         cwd=ROOT,
         check=True,
     )
-    return time.perf_counter() - started, done.stdout.strip().splitlines()[-1:]
+    # The probe's own last line (a command's output may come before it).
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("heavy:")]
+    return time.perf_counter() - started, [lines[-1].removeprefix("heavy:")] if lines else []
 
 
 def main() -> None:
