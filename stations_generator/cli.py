@@ -11,7 +11,7 @@ import click
 
 from . import __version__
 from .errors import UserError
-from .params import METRES, SECONDS
+from .params import METRES, SECONDS, overpass_options
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -353,29 +353,12 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
 @click.option(
     "--name", "map_name", help="Map name in the KML [default: the play area's file name]."
 )
-@click.option(
-    "--overpass-url",
-    "overpass_urls",
-    multiple=True,
-    envvar="STATIONS_GENERATOR_OVERPASS_URL",
-    help="Overpass endpoint (repeatable; tried in order; env STATIONS_GENERATOR_OVERPASS_URL, space-separated).",
-)
-@click.option(
-    "--overpass-timeout",
-    type=SECONDS(min=1),
-    default=300.0,
-    show_default=True,
-    help="Deadline in seconds for each Overpass (and --place Nominatim) request: every try, "
+@overpass_options(
+    url_help="Overpass endpoint (repeatable; tried in order; env STATIONS_GENERATOR_OVERPASS_URL, space-separated).",
+    timeout_help="Deadline in seconds for each Overpass (and --place Nominatim) request: every try, "
     "instance and wait must end within it, however slowly a server answers.",
-)
-@click.option(
-    "--cache-dir",
-    type=click.Path(path_type=Path),
-    envvar="STATIONS_GENERATOR_CACHE_DIR",
-    help="Overpass cache folder [default: the user cache dir; env STATIONS_GENERATOR_CACHE_DIR].",
-)
-@click.option(
-    "--no-cache", is_flag=True, help="Neither read nor write the Overpass or the extract cache."
+    cache_help="Overpass cache folder [default: the user cache dir; env STATIONS_GENERATOR_CACHE_DIR].",
+    no_cache_help="Neither read nor write the Overpass or the extract cache.",
 )
 @click.pass_obj
 def generate(

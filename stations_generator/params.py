@@ -8,10 +8,13 @@ naming the option and the range, so no command ever computes with a non-finite n
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import click
 
-__all__ = ["FiniteFloat", "METRES", "MINUTES", "SECONDS", "SPEED_KPH"]
+__all__ = ["FiniteFloat", "METRES", "MINUTES", "SECONDS", "SPEED_KPH", "overpass_options"]
 
 
 class FiniteFloat(click.FloatRange):
@@ -53,3 +56,41 @@ def SECONDS(min: float = 1.0) -> FiniteFloat:  # noqa: N802
 def SPEED_KPH(min: float = 1.0) -> FiniteFloat:  # noqa: N802
     """A road speed in km/h (the fastest motorways allow ~150; 300 leaves room)."""
     return FiniteFloat(min=min, max=300)
+
+
+def overpass_options(
+    *, url_help: str, timeout_help: str, cache_help: str, no_cache_help: str
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--overpass-url``, ``--overpass-timeout``, ``--cache-dir``, ``--no-cache``: the same
+    names, types, defaults and environment variables on every command that fetches; each
+    command words the help for what it fetches."""
+    options = [
+        click.option(
+            "--overpass-url",
+            "overpass_urls",
+            multiple=True,
+            envvar="STATIONS_GENERATOR_OVERPASS_URL",
+            help=url_help,
+        ),
+        click.option(
+            "--overpass-timeout",
+            type=SECONDS(min=1),
+            default=300.0,
+            show_default=True,
+            help=timeout_help,
+        ),
+        click.option(
+            "--cache-dir",
+            type=click.Path(path_type=Path),
+            envvar="STATIONS_GENERATOR_CACHE_DIR",
+            help=cache_help,
+        ),
+        click.option("--no-cache", is_flag=True, help=no_cache_help),
+    ]
+
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return decorate

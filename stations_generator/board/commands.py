@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..cli import CONTEXT
-from ..params import SECONDS
+from ..params import overpass_options
 
 SHARE = click.FloatRange(0.0, 1.0)
 
@@ -102,27 +102,12 @@ def board() -> None:
     help="Paper size of board.pdf/board.png.",
 )
 @click.option("--name", help="Board title [default: the area file's name].")
-@click.option(
-    "--overpass-url",
-    "overpass_urls",
-    multiple=True,
-    envvar="STATIONS_GENERATOR_OVERPASS_URL",
-    help="Overpass endpoint (repeatable).",
+@overpass_options(
+    url_help="Overpass endpoint (repeatable).",
+    timeout_help="Deadline in seconds for the Overpass request.",
+    cache_help="Overpass cache folder.",
+    no_cache_help="Neither read nor write the Overpass cache.",
 )
-@click.option(
-    "--overpass-timeout",
-    type=SECONDS(min=1),
-    default=300.0,
-    show_default=True,
-    help="Deadline in seconds for the Overpass request.",
-)
-@click.option(
-    "--cache-dir",
-    type=click.Path(path_type=Path),
-    envvar="STATIONS_GENERATOR_CACHE_DIR",
-    help="Overpass cache folder.",
-)
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the Overpass cache.")
 @click.pass_obj
 def generate(
     console,

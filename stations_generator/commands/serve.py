@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
-from ..params import SECONDS, FiniteFloat
+from ..params import FiniteFloat, overpass_options
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -70,27 +70,12 @@ def _files(paths, flag: str) -> tuple[Path, ...]:
     show_default=True,
     help="Largest play area fetched online with one Overpass query, in km².",
 )
-@click.option(
-    "--overpass-url",
-    "overpass_urls",
-    multiple=True,
-    envvar="STATIONS_GENERATOR_OVERPASS_URL",
-    help="Overpass endpoint (repeatable; tried in order; env STATIONS_GENERATOR_OVERPASS_URL).",
+@overpass_options(
+    url_help="Overpass endpoint (repeatable; tried in order; env STATIONS_GENERATOR_OVERPASS_URL).",
+    timeout_help="Deadline in seconds for each Overpass / Nominatim request.",
+    cache_help="Overpass cache folder [default: the user cache dir; env STATIONS_GENERATOR_CACHE_DIR].",
+    no_cache_help="Neither read nor write the Overpass cache.",
 )
-@click.option(
-    "--overpass-timeout",
-    type=SECONDS(min=1),
-    default=300.0,
-    show_default=True,
-    help="Deadline in seconds for each Overpass / Nominatim request.",
-)
-@click.option(
-    "--cache-dir",
-    type=click.Path(path_type=Path),
-    envvar="STATIONS_GENERATOR_CACHE_DIR",
-    help="Overpass cache folder [default: the user cache dir; env STATIONS_GENERATOR_CACHE_DIR].",
-)
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the Overpass cache.")
 @click.pass_obj
 def serve(
     console,
