@@ -95,6 +95,43 @@ def location_index(path: Path) -> Iterator[str]:
         yield f"sparse_file_array,{Path(tmp) / 'locations.idx'}"
 
 
+def _main_pass(
+    source, index, manager, way_ids: set[int], exact_pairs: list[tuple[str, str]]
+) -> Iterator[Any]:
+    """Pass 2: nodes and ways with node locations, and the assembled areas.
+
+    Only the ways of ``way_ids`` go on past the location handler, so the assembler
+    builds areas of those alone (pyosmium's ``with_areas`` hands it every closed way
+    -- every building -- before any filter); of the nodes only those with an exact
+    tag come out.
+    """
+    locations = osmium.NodeLocationsForWays(index)
+    locations.ignore_errors()
+    ways = osmium.filter.IdFilter(way_ids)
+    ways.enable_for(osmium.osm.WAY)
+    nodes = osmium.filter.TagFilter(*exact_pairs) if exact_pairs else None
+    tail = [nodes] if nodes is not None else [osmium.filter.EntityFilter(osmium.osm.WAY)]
+    tail[0].enable_for(osmium.osm.NODE)
+    handlers: list[Any] = [locations, ways]
+    buffer = None
+    if manager is not None:
+        # Areas (way or relation) keep the filter the readers give them: an exact tag.
+        area_filter = (
+            osmium.filter.TagFilter(*exact_pairs)
+            if exact_pairs
+            else osmium.filter.EntityFilter(osmium.osm.NOTHING)
+        )
+        buffer = osmium.BufferIterator(area_filter)
+        handlers.append(manager.second_pass_to_buffer(buffer))
+    with osmium.io.Reader(source, osmium.osm.NODE | osmium.osm.WAY) as reader:
+        for obj in osmium.OsmFileIterator(reader, *handlers, *tail):
+            yield obj
+            if buffer:
+                yield from buffer
+    if buffer:
+        yield from buffer
+
+
 def read_layers(
     path: Path,
     points: tuple[Any, X.Prefilter] | None = None,
@@ -139,21 +176,26 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
     exact = _union_filter(used)
 
     rels = _Relations(points_keep, {n: keep for n, (keep, _) in areas.items()})
-    # Relations with a points' bare key (and no exact tag) come in pass 2b.
-    rel_pre = X.Prefilter(exact.pairs).exact_filter()
-    processor = osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY).with_locations(
-        storage
-    )
-    if areas:  # the assembler's relation pass picks the points' relations too
-        processor = processor.with_areas(rel_pre, rels)
-    processor = processor.with_filter(X.Prefilter(exact.pairs).exact_filter())
-    if not areas:
-        # No area to assemble: the points' relations come from a pass of their own.
-        for rel in X._iterate(
-            osmium.FileProcessor(source, osmium.osm.RELATION).with_filter(rel_pre), path
-        ):
-            rels.relation(rel)
+    exact_pairs = sorted(exact.pairs)
+    manager = osmium.area.AreaManager() if areas else None
 
+    # Pass 1 (ways and relations, no locations): the ids of the ways with an exact
+    # tag, the points' relations, and the area relations (handed to the assembler's
+    # first pass) with their member ways.
+    first = osmium.FileProcessor(source, osmium.osm.WAY | osmium.osm.RELATION).with_filter(
+        X.Prefilter(exact.pairs).exact_filter()
+    )
+    first = first.with_filter(rels)
+    if manager is not None:
+        first = first.with_filter(manager.first_pass_handler())
+    way_ids: set[int] = set()
+    for obj in X._iterate(first, path):
+        if obj.is_way():
+            way_ids.add(obj.id)
+        else:  # an area relation: its member ways go to the assembler
+            way_ids.update(m.ref for m in obj.members if m.type == "w")
+    if rels.error is not None:
+        raise rels.error
     out_points: list[OsmElement] = []
     way_extents: dict[int, X._Extent] = {}
     found_areas: dict[str, list] = {n: [] for n in areas}
@@ -248,9 +290,11 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
                     ways.extend(cw)
         needed_ways.update(w for _, _, ws, _ in kept for w in ws)
 
-    for obj in X._iterate(processor, path):
-        if not needed_known:
-            resolve_needed()  # the relation pass is over once the first object comes
+    resolve_needed()
+    way_ids |= needed_ways
+    index = osmium.index.create_map(storage)
+    main = _main_pass(source, index, manager, way_ids, exact_pairs)
+    for obj in X._iterate(main, path):
         if obj.is_area():
             area_of(obj)
             continue
@@ -261,13 +305,9 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
             point_of(obj, X._way_extent, tags)
         if lines and obj.is_way() and tags:
             line_of(obj, tags)
-    resolve_needed()
-    if rels.error is not None:
-        raise rels.error
 
     result: dict[str, list] = {}
     if points_keep is not None:
-        index = processor.node_location_storage
         if points_pre.keys:
             # Pass 2b: nodes, ways and relations with a bare key (no exact tag).
             keyed = osmium.FileProcessor(source).with_filter(
