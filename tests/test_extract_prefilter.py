@@ -51,7 +51,7 @@ def test_catalogue_prefilter_is_implied_by_keeps():
     catalogue = load_catalogue()
     prefilter = catalogue.prefilter()
     assert ("amenity", "cafe") in prefilter.pairs
-    assert prefilter.keys == {"diplomatic"}  # consulate: diplomatic~^consulate
+    assert prefilter.keys == frozenset()  # every shipped alternative has an exact tag
     for cat in catalogue.categories.values():
         for alternative in cat.match:
             keys = {c.key for c in alternative if c.op in ("=", "exists", "~")}
@@ -69,9 +69,26 @@ def test_catalogue_fingerprint_follows_the_match_clauses():
     assert fewer.fingerprint() != catalogue.fingerprint()
 
 
+def _regex_consulate_catalogue():
+    """The shipped catalogue with consulate as a regex (no exact pair): a bare key."""
+    import dataclasses
+
+    from stations_generator.catalogue import Catalogue, Clause
+
+    cats = [
+        dataclasses.replace(c, match=((Clause.parse("diplomatic~^consulate"),),))
+        if c.name == "consulate"
+        else c
+        for c in load_catalogue().categories.values()
+    ]
+    catalogue = Catalogue(cats)
+    assert catalogue.prefilter().keys == {"diplomatic"}
+    return catalogue
+
+
 def test_bare_key_alternatives_are_found_in_their_own_pass():
-    """Helsinki's consulate (diplomatic=consulate: a regex, no exact pair) is kept."""
-    catalogue = load_catalogue()
+    """Helsinki's consulate, matched by a regex (no exact pair), is kept."""
+    catalogue = _regex_consulate_catalogue()
     path = EXTRACTS / "helsinki-centre.osm.pbf"
     got = extracts.read_points(path, catalogue.keeps, prefilter=catalogue.prefilter())
     assert "node/4518323989" in {e.key for e in got}
@@ -115,3 +132,17 @@ def test_node_locations_on_disk_give_the_same_layers(monkeypatch):
     assert [(e, e.tags) for e in on_disk["points"]] == [(e, e.tags) for e in in_memory["points"]]
     for name in [*areas, *lines]:
         assert _wkb(on_disk[name]) == _wkb(in_memory[name]), name
+
+
+def test_one_pass_keeps_bare_key_alternatives():
+    """A catalogue with a regex-only alternative: the one-pass read's key pass finds it."""
+    from stations_generator.osm import layers
+    from stations_generator.osm.one_pass import read_layers
+
+    path = EXTRACTS / "helsinki-centre.osm.pbf"
+    index = layers.index_catalogue(_regex_consulate_catalogue())
+    areas = {n: (s.keep, s.prefilter) for n, s in layers.AREA_LAYERS.items()}
+    got = read_layers(path, (index.keeps, index.prefilter()), areas)
+    want = extracts.read_points(path, index.keeps)
+    assert "node/4518323989" in {e.key for e in got["points"]}
+    assert [(e, e.tags) for e in got["points"]] == [(e, e.tags) for e in want]
