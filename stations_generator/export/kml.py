@@ -306,6 +306,7 @@ def stations_kml(
     exclusions: Iterable[BaseGeometry] = (),
     *,
     name: str = "Stations",
+    records: list[StationRecord] | None = None,
 ) -> str:
     """Render the station map as a KML 2.2 document Google My Maps can import.
 
@@ -313,6 +314,10 @@ def stations_kml(
     ----------
     stations : geopandas.GeoDataFrame
         The stations (EPSG:4326, Point geometries).
+    records : list of StationRecord, optional
+        :func:`~stations_generator.export.geojson.station_records` of ``stations``
+        when the caller already has them (one conversion for every output file);
+        ``stations`` is then not read.
     play_area : shapely Polygon or MultiPolygon, or None
         The play area in WGS84 (holes allowed). ``None`` leaves the "Play area"
         folder empty.
@@ -337,7 +342,8 @@ def stations_kml(
     TypeError
         If an area is not a Polygon or MultiPolygon.
     """
-    records = station_records(stations)
+    if records is None:
+        records = station_records(stations)
     out = _Lines()
     out.open("kml", f' xmlns="{_attr(KML_NS)}"')
     out.open("Document")
