@@ -7,7 +7,12 @@ reached, and written as Overpass JSON with a rectangular play area over all tile
 water). Also the peer-sized start-up case: a ~20-candidate clip (a 3 × 3 km square
 in the north-west of the city, a Dell Rapids-sized town). Prints wall and CPU time.
 
-    python bench/bench_generate_scale.py [--sizes 10000 50000 100000] [--profile N]
+    python bench/bench_generate_scale.py [--sizes 10000 50000 100000] [--profile N] [--stages]
+
+``--stages`` also prints, per case, CPU and wall seconds of each stage of one fresh
+process (imports, play area, reading the OSM JSON, the candidates frame, the spacing
+greedy -- ``core/spacing.py``, timed on its own -- the rest of the station map, the
+output texts, writing), with the load average.
 """
 
 from __future__ import annotations
@@ -113,11 +118,59 @@ def run(area: Path, data: Path, out: Path, profile: Path | None = None) -> tuple
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
 
 
+_STAGES = r"""
+import sys, time, json
+clock = lambda: (time.process_time(), time.perf_counter())
+t0 = clock()
+times = {}
+def add(name, start):
+    now = clock()
+    cpu, wall = times.get(name, (0.0, 0.0))
+    times[name] = (cpu + now[0] - start[0], wall + now[1] - start[1])
+from stations_generator import generate as g
+from stations_generator.core import stationmap as sm
+from stations_generator.cli import main
+add("imports", t0)
+def timed(module, attr, name):
+    fn = getattr(module, attr)
+    def wrapper(*a, **k):
+        start = clock()
+        try:
+            return fn(*a, **k)
+        finally:
+            add(name, start)
+    setattr(module, attr, wrapper)
+timed(g, "read_area", "play area")
+timed(g, "load_data", "read OSM JSON")
+timed(g, "elements_to_candidates", "candidates frame")
+timed(sm, "select_stations", "spacing greedy (core/spacing.py)")
+timed(g, "build", "station map (all of step 3)")
+timed(g, "output_texts", "output texts")
+timed(g, "write_outputs", "write files")
+try:
+    main(standalone_mode=False)
+finally:
+    add("whole process (after interpreter start)", t0)
+    print("STAGES " + json.dumps(times))
+"""
+
+
+def stages(area: Path, data: Path, out: Path) -> dict[str, tuple[float, float]]:
+    """CPU and wall seconds of each stage of one ``generate`` process."""
+    args = [sys.executable, "-c", _STAGES, "-q", "generate", str(area), "--osm", str(data)]
+    args += ["--no-water-subtract", "-o", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    text = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
+    line = next(x for x in text.splitlines() if x.startswith("STAGES "))
+    return json.loads(line[len("STAGES ") :])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 50_000, 100_000])
     parser.add_argument("--runs", type=int, default=3, help="runs per case (best is shown)")
     parser.add_argument("--profile", type=int, help="write a cProfile of this size to ./")
+    parser.add_argument("--stages", action="store_true", help="per-stage CPU/wall times")
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -127,6 +180,12 @@ def main() -> None:
         for label, area, data in cases:
             times = [run(area, data, folder / f"out-{label}-{r}") for r in range(opts.runs)]
             print(f"| {label} | {min(t[0] for t in times):.2f} | {min(t[1] for t in times):.2f} |")
+        if opts.stages:
+            for label, area, data in cases:
+                load = os.getloadavg()[0]
+                print(f"\n{label}: stage | CPU s | wall s  (load {load:.2f})")
+                for name, (cpu, wall) in stages(area, data, folder / f"stages-{label}").items():
+                    print(f"  {name} | {cpu:.2f} | {wall:.2f}")
         if opts.profile:
             area, data = write_case(folder, opts.profile)
             target = Path(f"generate-{opts.profile}.prof")

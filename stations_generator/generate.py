@@ -299,14 +299,17 @@ def output_texts(
     with ``explain``; the HTML map with ``html_map``), in the order they are listed."""
     meta = _metadata(result)
     stations = result.stations
+    records = geojson.station_records(stations)  # converted once for the three files
     texts = {
         STATIONS_GEOJSON: geojson.dumps_geojson(
             geojson.stations_feature_collection(
-                stations, result.play_area, result.exclusions, metadata=meta
+                stations, result.play_area, result.exclusions, metadata=meta, records=records
             )
         ),
-        STATIONS_CSV: csv_export.stations_csv(stations),
-        STATIONS_KML: kml.stations_kml(stations, result.play_area, result.exclusions, name=name),
+        STATIONS_CSV: csv_export.stations_csv(stations, records=records),
+        STATIONS_KML: kml.stations_kml(
+            stations, result.play_area, result.exclusions, name=name, records=records
+        ),
     }
     if explain:
         texts[CANDIDATES_GEOJSON] = geojson.dumps_geojson(

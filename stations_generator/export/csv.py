@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from stations_generator.export.atomic import atomic_write_text
-from stations_generator.export.geojson import STATION_PROPERTIES, station_records
+from stations_generator.export.geojson import STATION_PROPERTIES, StationRecord, station_records
 
 __all__ = ["CSV_DECIMALS", "PEER_COLUMNS", "stations_csv", "write_stations_csv"]
 
@@ -62,7 +62,7 @@ def _cell(value: Any) -> Any:
     return "" if value is None else value
 
 
-def stations_csv(stations: pd.DataFrame) -> str:
+def stations_csv(stations: pd.DataFrame, *, records: list[StationRecord] | None = None) -> str:
     """Render the stations as CSV text with the peer's columns.
 
     Columns are exactly :data:`PEER_COLUMNS`; latitude and longitude have
@@ -74,6 +74,10 @@ def stations_csv(stations: pd.DataFrame) -> str:
     ----------
     stations : geopandas.GeoDataFrame
         The stations (EPSG:4326, Point geometries).
+    records : list of StationRecord, optional
+        :func:`~stations_generator.export.geojson.station_records` of ``stations``
+        when the caller already has them (one conversion for every output file);
+        ``stations`` is then not read.
 
     Returns
     -------
@@ -88,7 +92,9 @@ def stations_csv(stations: pd.DataFrame) -> str:
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(PEER_COLUMNS)
-    for record in station_records(stations, STATION_PROPERTIES):
+    if records is None:
+        records = station_records(stations, STATION_PROPERTIES)
+    for record in records:
         row: list[Any] = []
         for column in PEER_COLUMNS:
             if column == "latitude":

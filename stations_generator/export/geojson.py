@@ -399,6 +399,7 @@ def stations_feature_collection(
     exclusions: Iterable[BaseGeometry] = (),
     *,
     metadata: Mapping[str, Any] | None = None,
+    records: list[StationRecord] | None = None,
 ) -> dict[str, Any]:
     """Build the station map as an RFC 7946 FeatureCollection.
 
@@ -411,6 +412,10 @@ def stations_feature_collection(
     ----------
     stations : geopandas.GeoDataFrame
         The stations (EPSG:4326, Point geometries).
+    records : list of StationRecord, optional
+        :func:`~stations_generator.export.geojson.station_records` of ``stations``
+        when the caller already has them (one conversion for every output file);
+        ``stations`` is then not read.
     play_area : shapely Polygon or MultiPolygon, or None
         The play area in WGS84; holes allowed, any ring orientation. ``None`` omits it.
     exclusions : iterable of shapely Polygon or MultiPolygon
@@ -433,7 +438,9 @@ def stations_feature_collection(
         If an area is not a Polygon or MultiPolygon.
     """
     features = _area_features(play_area, exclusions)
-    features.extend(_point_feature(r, "station") for r in station_records(stations))
+    if records is None:
+        records = station_records(stations)
+    features.extend(_point_feature(r, "station") for r in records)
     return _collection(features, metadata)
 
 

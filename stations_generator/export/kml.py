@@ -20,7 +20,6 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree as ET
 
 import pandas as pd
 from shapely.geometry import MultiPolygon, Polygon
@@ -92,11 +91,47 @@ def _text(value: Any) -> str:
     return _XML_INVALID.sub("", "" if value is None else str(value))
 
 
-def _sub(parent: ET.Element, tag: str, text: Any = None) -> ET.Element:
-    element = ET.SubElement(parent, tag)
-    if text is not None:
-        element.text = _text(text)
-    return element
+def _esc(value: Any) -> str:
+    """Element text as ElementTree writes it (``&``, ``<``, ``>`` escaped)."""
+    text = _text(value)
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+def _attr(value: str) -> str:
+    """An attribute value as ElementTree writes it."""
+    text = _text(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = text.replace('"', "&quot;").replace("\r", "&#13;").replace("\n", "&#10;")
+    return text.replace("\t", "&#09;")
+
+
+class _Lines:
+    """Indented XML lines, written as ``ET.indent(space="  ")`` + ``ET.tostring`` would.
+
+    Every element starts its own line at two spaces per level; a leaf holds its text
+    inline (``<a></a>`` when empty); a container closes on its own line.
+    """
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.level = 0
+
+    def open(self, tag: str, attrs: str = "") -> None:
+        self.lines.append(f"{'  ' * self.level}<{tag}{attrs}>")
+        self.level += 1
+
+    def close(self, tag: str) -> None:
+        self.level -= 1
+        self.lines.append(f"{'  ' * self.level}</{tag}>")
+
+    def leaf(self, tag: str, text: Any = None, attrs: str = "") -> None:
+        body = "" if text is None else _esc(text)
+        self.lines.append(f"{'  ' * self.level}<{tag}{attrs}>{body}</{tag}>")
 
 
 def _kml_colour(rgb: str, alpha: str = "ff") -> str:
@@ -132,50 +167,60 @@ def _polygons(geometry: BaseGeometry) -> list[Polygon]:
     raise TypeError(f"expected a Polygon or MultiPolygon, got {geometry.geom_type}")
 
 
-def _add_polygon(parent: ET.Element, polygon: Polygon) -> None:
+def _add_polygon(out: _Lines, polygon: Polygon) -> None:
     rings = polygon_rings(polygon)
-    element = _sub(parent, "Polygon")
-    outer = _sub(_sub(element, "outerBoundaryIs"), "LinearRing")
-    _sub(outer, "coordinates", _ring_text(rings[0]))
-    for hole in rings[1:]:
-        inner = _sub(_sub(element, "innerBoundaryIs"), "LinearRing")
-        _sub(inner, "coordinates", _ring_text(hole))
+    out.open("Polygon")
+    for boundary, ring in [("outerBoundaryIs", rings[0])] + [
+        ("innerBoundaryIs", hole) for hole in rings[1:]
+    ]:
+        out.open(boundary)
+        out.open("LinearRing")
+        out.leaf("coordinates", _ring_text(ring))
+        out.close("LinearRing")
+        out.close(boundary)
+    out.close("Polygon")
 
 
-def _area_placemark(parent: ET.Element, name: str, style: str, geometry: BaseGeometry) -> bool:
+def _area_placemark(out: _Lines, name: str, style: str, geometry: BaseGeometry) -> bool:
     polygons = _polygons(geometry)
     if not polygons:
         return False
-    placemark = _sub(parent, "Placemark")
-    _sub(placemark, "name", name)
-    _sub(placemark, "styleUrl", f"#{style}")
-    target = placemark if len(polygons) == 1 else _sub(placemark, "MultiGeometry")
+    out.open("Placemark")
+    out.leaf("name", name)
+    out.leaf("styleUrl", f"#{style}")
+    if len(polygons) > 1:
+        out.open("MultiGeometry")
     for polygon in polygons:
-        _add_polygon(target, polygon)
+        _add_polygon(out, polygon)
+    if len(polygons) > 1:
+        out.close("MultiGeometry")
+    out.close("Placemark")
     return True
 
 
-def _area_style(document: ET.Element, style_id: str, rgb: str) -> None:
-    style = _sub(document, "Style")
-    style.set("id", style_id)
-    line = _sub(style, "LineStyle")
-    _sub(line, "color", _kml_colour(rgb))
-    _sub(line, "width", "2")
-    poly = _sub(style, "PolyStyle")
-    _sub(poly, "color", _kml_colour(rgb, "33"))
+def _area_style(out: _Lines, style_id: str, rgb: str) -> None:
+    out.open("Style", f' id="{_attr(style_id)}"')
+    out.open("LineStyle")
+    out.leaf("color", _kml_colour(rgb))
+    out.leaf("width", "2")
+    out.close("LineStyle")
+    out.open("PolyStyle")
+    out.leaf("color", _kml_colour(rgb, "33"))
+    out.close("PolyStyle")
+    out.close("Style")
 
 
-def _category_style(document: ET.Element, category: str) -> None:
-    style = _sub(document, "Style")
-    style.set("id", f"cat-{_category_slug(category)}")
-    icon_style = _sub(style, "IconStyle")
-    _sub(icon_style, "color", _kml_colour(_category_rgb(category)))
-    _sub(icon_style, "scale", "1.1")
-    icon = _sub(icon_style, "Icon")
-    _sub(icon, "href", ICON_HREF)
-    hot_spot = _sub(icon_style, "hotSpot")
-    for key, value in (("x", "20"), ("y", "2"), ("xunits", "pixels"), ("yunits", "pixels")):
-        hot_spot.set(key, value)
+def _category_style(out: _Lines, category: str) -> None:
+    out.open("Style", f' id="{_attr(f"cat-{_category_slug(category)}")}"')
+    out.open("IconStyle")
+    out.leaf("color", _kml_colour(_category_rgb(category)))
+    out.leaf("scale", "1.1")
+    out.open("Icon")
+    out.leaf("href", ICON_HREF)
+    out.close("Icon")
+    out.leaf("hotSpot", None, ' x="20" y="2" xunits="pixels" yunits="pixels"')
+    out.close("IconStyle")
+    out.close("Style")
 
 
 def _wait_text(props: dict[str, Any]) -> str:
@@ -225,20 +270,30 @@ def _placemark_name(props: dict[str, Any]) -> str:
     return f"Unnamed {category}"
 
 
-def _station_placemark(folder: ET.Element, record: StationRecord) -> None:
+_DATA_OPEN = {field: f'<Data name="{_attr(field)}">' for field in STATION_PROPERTIES}
+
+
+def _station_placemark(out: _Lines, record: StationRecord) -> None:
     props = record.properties
-    placemark = _sub(folder, "Placemark")
-    _sub(placemark, "name", _placemark_name(props))
-    _sub(placemark, "description", _description(props))
-    _sub(placemark, "styleUrl", f"#cat-{_category_slug(str(props.get('category') or ''))}")
-    extended = _sub(placemark, "ExtendedData")
+    pad = "  " * out.level
+    lines = out.lines
+    lines.append(f"{pad}<Placemark>")
+    lines.append(f"{pad}  <name>{_esc(_placemark_name(props))}</name>")
+    lines.append(f"{pad}  <description>{_esc(_description(props))}</description>")
+    slug = _category_slug(str(props.get("category") or ""))
+    lines.append(f"{pad}  <styleUrl>{_esc(f'#cat-{slug}')}</styleUrl>")
+    lines.append(f"{pad}  <ExtendedData>")
     for field in STATION_PROPERTIES:
-        data = _sub(extended, "Data")
-        data.set("name", field)
         value = props.get(field)
-        _sub(data, "value", "" if value is None else value)
-    point = _sub(placemark, "Point")
-    _sub(point, "coordinates", f"{_number(record.lon)},{_number(record.lat)}")
+        lines.append(f"{pad}    {_DATA_OPEN[field]}")
+        lines.append(f"{pad}      <value>{_esc('' if value is None else value)}</value>")
+        lines.append(f"{pad}    </Data>")
+    lines.append(f"{pad}  </ExtendedData>")
+    lines.append(f"{pad}  <Point>")
+    coordinates = f"{_number(record.lon)},{_number(record.lat)}"
+    lines.append(f"{pad}    <coordinates>{coordinates}</coordinates>")
+    lines.append(f"{pad}  </Point>")
+    lines.append(f"{pad}</Placemark>")
 
 
 def _cluster_label(cluster: Any) -> str:
@@ -251,6 +306,7 @@ def stations_kml(
     exclusions: Iterable[BaseGeometry] = (),
     *,
     name: str = "Stations",
+    records: list[StationRecord] | None = None,
 ) -> str:
     """Render the station map as a KML 2.2 document Google My Maps can import.
 
@@ -258,6 +314,10 @@ def stations_kml(
     ----------
     stations : geopandas.GeoDataFrame
         The stations (EPSG:4326, Point geometries).
+    records : list of StationRecord, optional
+        :func:`~stations_generator.export.geojson.station_records` of ``stations``
+        when the caller already has them (one conversion for every output file);
+        ``stations`` is then not read.
     play_area : shapely Polygon or MultiPolygon, or None
         The play area in WGS84 (holes allowed). ``None`` leaves the "Play area"
         folder empty.
@@ -282,11 +342,13 @@ def stations_kml(
     TypeError
         If an area is not a Polygon or MultiPolygon.
     """
-    records = station_records(stations)
-    root = ET.Element("kml", {"xmlns": KML_NS})
-    document = _sub(root, "Document")
-    _sub(document, "name", name)
-    _sub(document, "description", f"Map data {ATTRIBUTION}")
+    if records is None:
+        records = station_records(stations)
+    out = _Lines()
+    out.open("kml", f' xmlns="{_attr(KML_NS)}"')
+    out.open("Document")
+    out.leaf("name", name)
+    out.leaf("description", f"Map data {ATTRIBUTION}")
 
     categories = sorted({str(r.properties.get("category") or "") for r in records})
     seen_slugs: set[str] = set()
@@ -294,40 +356,44 @@ def stations_kml(
         slug = _category_slug(category)
         if slug not in seen_slugs:
             seen_slugs.add(slug)
-            _category_style(document, category)
-    _area_style(document, "play-area", _PLAY_AREA_RGB)
-    _area_style(document, "exclusion", _EXCLUSION_RGB)
+            _category_style(out, category)
+    _area_style(out, "play-area", _PLAY_AREA_RGB)
+    _area_style(out, "exclusion", _EXCLUSION_RGB)
 
-    play_folder = _sub(document, "Folder")
-    _sub(play_folder, "name", "Play area")
-    if play_area is not None and not _area_placemark(
-        play_folder, "Play area", "play-area", play_area
-    ):
+    out.open("Folder")
+    out.leaf("name", "Play area")
+    if play_area is not None and not _area_placemark(out, "Play area", "play-area", play_area):
         raise ValueError("the play area is empty")
+    out.close("Folder")
 
-    exclusion_folder: ET.Element | None = None
+    exclusion_out = _Lines()
+    exclusion_out.level = out.level + 1
     number = 0
     for exclusion in exclusions:
-        if exclusion_folder is None:
-            exclusion_folder = ET.Element("Folder")
-            _sub(exclusion_folder, "name", "Exclusions")
-        if _area_placemark(exclusion_folder, f"Exclusion {number + 1}", "exclusion", exclusion):
+        if _area_placemark(exclusion_out, f"Exclusion {number + 1}", "exclusion", exclusion):
             number += 1
-    if exclusion_folder is not None and number:
-        document.append(exclusion_folder)
+    if number:
+        out.open("Folder")
+        out.leaf("name", "Exclusions")
+        out.lines.extend(exclusion_out.lines)
+        out.close("Folder")
 
-    folders: dict[Any, ET.Element] = {}
-    for record in records:  # already ordered by (cluster_id, id)
-        cluster = record.properties.get("cluster_id")
-        if cluster not in folders:
-            folder = _sub(document, "Folder")
-            _sub(folder, "name", _cluster_label(cluster))
-            folders[cluster] = folder
-        _station_placemark(folders[cluster], record)
+    # Records are ordered by (cluster_id, id): each cluster's stations are contiguous.
+    # The old tree writer appended a station to its cluster's folder wherever it came,
+    # so group by first appearance to keep that order in every case.
+    groups: dict[Any, list[StationRecord]] = {}
+    for record in records:
+        groups.setdefault(record.properties.get("cluster_id"), []).append(record)
+    for cluster, members in groups.items():
+        out.open("Folder")
+        out.leaf("name", _cluster_label(cluster))
+        for record in members:
+            _station_placemark(out, record)
+        out.close("Folder")
 
-    ET.indent(root, space="  ")
-    body = ET.tostring(root, encoding="unicode", short_empty_elements=False)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+    out.close("Document")
+    out.close("kml")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + "\n".join(out.lines) + "\n"
 
 
 def write_kml(path: Path, text: str) -> None:
