@@ -428,6 +428,33 @@ def _solve_seeds(
     return clusters, bound, optimal, wall
 
 
+def _solve_colgen(
+    comp: list[int],
+    geo: _Geometry,
+    rank: dict[int, int],
+    n_rank: int,
+    exempt: np.ndarray,
+    greedy: list[tuple[int, tuple[int, ...]]],
+    time_limit: float,
+) -> tuple[list[tuple[int, tuple[int, ...]]], int, float] | None:
+    """Column generation (:mod:`.colgen`), then the restricted master as an integer
+    program (price and branch). Returns (clusters, bound, seconds), or None when the
+    cliques are too many to list or the pricing does not converge in the budget (the
+    caller then falls back to the older models)."""
+    from .colgen import generate_columns
+
+    if _gap_edges(comp, geo.index, geo.rules) > MAX_EDGES_FOR_CLIQUES:
+        return None
+    cliques = _cliques(comp, geo)
+    cg = generate_columns(comp, geo, rank, exempt, cliques, greedy, _solver, 0.5 * time_limit)
+    if not math.isfinite(cg.lp_bound):
+        return None
+    bound = math.floor(cg.lp_bound + 1e-6)
+    hint = {m for _, m in greedy}
+    picks, _, _, wall = _solve_packing(cg.columns, cliques, rank, n_rank, hint, 0.5 * time_limit)
+    return [cg.columns[k] for k in picks], bound, cg.cpu_s + wall
+
+
 def _spacing_bound(comp: list[int], geo: _Geometry, time_limit: float) -> tuple[int, float]:
     """Upper bound for a component: most candidates at least the minimum spacing apart."""
     from ortools.sat.python import cp_model
@@ -534,6 +561,21 @@ def optimize_stations(
             chosen_clusters.extend(clusters)
             bound_total += 1
             reports.append(ComponentReport(1, 1, plain_count, 1, 1, True, 0.0, "trivial"))
+        elif clusters is None and (
+            cg := _solve_colgen(cl, geo, rank, n_rank, exempt, greedy, budget)
+        ):
+            got, bound, wall = cg
+            count = sum(len(m) for _, m in got)
+            if count < g_count:
+                got, count = greedy, g_count
+            chosen_clusters.extend(got)
+            bound_total += max(bound, count)
+            reports.append(
+                ComponentReport(
+                    len(cl), 0, plain_count, count, max(bound, count), count >= bound, wall,
+                    "colgen",
+                )
+            )
         elif clusters is None and rules.cluster_radius_m == rules.cluster_gap_m:
             got, bound, optimal, wall = _solve_seeds(cl, geo, rank, n_rank, exempt, greedy, budget)
             count = sum(len(m) for _, m in got)
