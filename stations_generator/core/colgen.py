@@ -50,44 +50,59 @@ class ColumnGeneration:
     cpu_s: float
 
 
-def _pricing_model(comp, geo, rank, exempt, cliques_of):
-    """One CP-SAT model of independent blocks, one per seed; returns its parts."""
+def _pricing_base(comp, geo, rank, exempt):
+    """The pricing blocks' fixed part (one per seed): members, spacing, cap.
+
+    Returns the model and per seed ``(seed, [(member, variable index)])`` (the seed
+    first, index None: it is always a member). The cliques' variables are added per
+    round, only for cliques with a positive dual (the others cost nothing), on a copy.
+    """
     from ortools.sat.python import cp_model
 
     rules = geo.rules
     model = cp_model.CpModel()
-    blocks = []  # (seed, [(member, var)], [(clique, var)])
+    blocks = []
     for s in sorted(comp, key=rank.__getitem__):
         near = geo.within(s, rules.cluster_radius_m, strict=False) if rules.cluster_radius_m else []
         near = [j for j in near if geo.index.distance(s, j) >= rules.min_spacing_m]
         near.sort(key=rank.__getitem__)
-        ys = {s: model.NewConstant(1)}
-        for j in near:
-            ys[j] = model.NewBoolVar(f"y{s}_{j}")
-        for a in range(len(near)):
-            for b in range(a + 1, len(near)):
-                if geo.index.distance(near[a], near[b]) < rules.min_spacing_m:
-                    model.AddBoolOr([ys[near[a]].Not(), ys[near[b]].Not()])
+        ys = [(j, model.NewBoolVar(f"y{s}_{j}")) for j in near]
+        for a in range(len(ys)):
+            for b in range(a + 1, len(ys)):
+                if geo.index.distance(ys[a][0], ys[b][0]) < rules.min_spacing_m:
+                    model.AddBoolOr([ys[a][1].Not(), ys[b][1].Not()])
         if rules.max_per_cluster:
-            counted = [ys[j] for j in near if not exempt[j]]
+            counted = [y for j, y in ys if not exempt[j]]
             room = rules.max_per_cluster - (0 if exempt[s] else 1)
             if room < 0:
                 continue
             if len(counted) > room:
                 model.Add(sum(counted) <= room)
-        touched = sorted({q for m in ys for q in cliques_of[m]})
-        ts = {}
-        for q in touched:
-            t = model.NewBoolVar(f"t{s}_{q}")
-            ts[q] = t
-        for m, y in ys.items():
-            for q in cliques_of[m]:
-                if m == s:
-                    model.Add(ts[q] == 1)
-                else:
-                    model.AddImplication(y, ts[q])
-        blocks.append((s, list(ys.items()), list(ts.items())))
+        blocks.append((s, [(s, None)] + [(j, y.Index()) for j, y in ys]))
     return model, blocks
+
+
+def _priced_model(base, blocks, cliques_of, dint):
+    """A copy of the base with this round's objective: ``SCALE`` per member minus the
+    rounded dual of every clique touched (a variable per block and positive-dual clique;
+    the seed's own cliques are a constant)."""
+    model = base.clone()
+    terms = []
+    for s, ys in blocks:
+        fixed = {q for q in cliques_of[s] if dint[q] > 0}
+        ts: dict[int, object] = {}
+        for m, index in ys[1:]:
+            y = model.GetBoolVarFromProtoIndex(index)
+            terms.append((y, SCALE))
+            for q in cliques_of[m]:
+                if dint[q] <= 0 or q in fixed:
+                    continue
+                if q not in ts:
+                    ts[q] = model.NewBoolVar("")
+                    terms.append((ts[q], -dint[q]))
+                model.AddImplication(y, ts[q])
+    model.Maximize(sum(c * v for v, c in terms))
+    return model
 
 
 def generate_columns(
@@ -114,7 +129,7 @@ def generate_columns(
     for q, members in enumerate(cliques):
         for m in members:
             cliques_of[m].append(q)
-    model, blocks = _pricing_model(comp, geo, rank, exempt, cliques_of)
+    base, blocks = _pricing_base(comp, geo, rank, exempt)
 
     lp = pywraplp.Solver.CreateSolver("GLOP")
     rows = [lp.Constraint(-lp.infinity(), 1.0) for _ in cliques]
@@ -153,11 +168,7 @@ def generate_columns(
         lp_value = objective.Value()
         duals = [max(0.0, r.dual_value()) for r in rows]
         dint = [math.floor(d * SCALE) for d in duals]
-        terms = []
-        for _, ys, ts in blocks:
-            terms.extend((y, SCALE) for _, y in ys[1:])
-            terms.extend((t, -dint[q]) for q, t in ts)
-        model.Maximize(sum(c * v for v, c in terms if c))
+        model = _priced_model(base, blocks, cliques_of, dint)
         solver = solver_factory(max(time_limit - spent, 0.05))
         status = solver.Solve(model)
         spent += solver.deterministic_time
@@ -165,9 +176,11 @@ def generate_columns(
             break  # pricing not proven: no bound from this round
         best_r = 0.0
         added = 0
-        for s, ys, ts in blocks:
-            members = tuple(m for m, y in ys if m == s or solver.Value(y))
-            cost = sum(dint[q] for q, t in ts if solver.Value(t))
+        for s, ys in blocks:
+            members = (s,) + tuple(
+                m for m, index in ys[1:] if solver.Value(model.GetBoolVarFromProtoIndex(index))
+            )
+            cost = sum(dint[q] for q in {q for m in members for q in cliques_of[m]})
             r = (len(members) * SCALE - cost) / SCALE
             best_r = max(best_r, r)
             if r > 1e-9 and add(s, members):

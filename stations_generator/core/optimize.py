@@ -312,11 +312,18 @@ def _solve_packing(
     n_rank: int,
     hint: set[tuple[int, ...]],
     time_limit: float,
+    known_bound: int | None = None,
 ) -> tuple[list[int], int, bool, float]:
-    """Chosen cluster positions, the count bound, whether optimal, wall seconds."""
+    """Chosen cluster positions, the count bound, whether optimal, wall seconds.
+
+    ``known_bound``: a proven bound on the count over *all* clusters (column
+    generation's); the solve stops as soon as it reaches it.
+    """
     from ortools.sat.python import cp_model
 
     model, x, count = _packing_model(clusters, cliques)
+    if known_bound is not None:
+        model.Add(count <= known_bound)
     for k, (_, members) in enumerate(clusters):
         model.AddHint(x[k], members in hint)
     model.Maximize(count)
@@ -451,7 +458,9 @@ def _solve_colgen(
         return None
     bound = math.floor(cg.lp_bound + 1e-6)
     hint = {m for _, m in greedy}
-    picks, _, _, wall = _solve_packing(cg.columns, cliques, rank, n_rank, hint, 0.5 * time_limit)
+    picks, _, _, wall = _solve_packing(
+        cg.columns, cliques, rank, n_rank, hint, 0.5 * time_limit, known_bound=bound
+    )
     return [cg.columns[k] for k in picks], bound, cg.cpu_s + wall
 
 
@@ -572,7 +581,13 @@ def optimize_stations(
             bound_total += max(bound, count)
             reports.append(
                 ComponentReport(
-                    len(cl), 0, plain_count, count, max(bound, count), count >= bound, wall,
+                    len(cl),
+                    0,
+                    plain_count,
+                    count,
+                    max(bound, count),
+                    count >= bound,
+                    wall,
                     "colgen",
                 )
             )
