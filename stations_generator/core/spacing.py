@@ -348,6 +348,8 @@ def _search(state: _Selection, order: list[int], iterations: int, seed: int = 0)
                 if cluster_of[nb[k]] == c:
                     removed.append(nb[k])
             removed.append(seed_c)
+        if any(state.exempt[i] for i in removed):
+            continue  # transit stations are never given up (as in the swaps)
         removed.sort(key=rank.__getitem__)
         free_set = set()
         for i in removed:
