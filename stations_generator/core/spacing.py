@@ -264,6 +264,7 @@ def select_stations(
     cap_exempt: np.ndarray | None = None,
     *,
     improve: bool = False,
+    search_iterations: int = 0,
 ) -> SpacingResult:
     """Pick stations by the two-tier rule, greedily in rank order.
 
@@ -282,6 +283,12 @@ def select_stations(
         two or more rejected candidates whenever every rule still holds. It never
         gives up a cap-exempt (transit) station or the seed of a cluster with other
         members; each swap adds a station, so it ends, and the result stays maximal.
+    search_iterations : int
+        After the swaps, this many rounds of a large-neighbourhood search
+        (:func:`_search`): dissolve the clusters around one candidate, refill the
+        freed candidates in a shuffled order, keep the result if it has at least as
+        many stations. A count, not a time budget, and a fixed random seed: the
+        same input gives the same map. 0 = off.
 
     Returns
     -------
@@ -297,7 +304,90 @@ def select_stations(
         state.try_add(i)
     if improve and n:
         _improve_by_swaps(state, order_list)
+    # The search finds a cluster's members among its seed's neighbours.
+    if search_iterations > 0 and n and rules.cluster_radius_m <= index.radius_m:
+        _search(state, order_list, search_iterations)
     return selection_result(state, order_list)
+
+
+def _search(state: _Selection, order: list[int], iterations: int, seed: int = 0) -> None:
+    """Large-neighbourhood search with plateau moves, in place; never loses a station.
+
+    Each round picks a candidate (seeded RNG over the rank order, so the input order
+    does not matter), dissolves every cluster with a station within the gap of it,
+    and offers every candidate within the gap of a removed station again, in a
+    shuffled or noisily ranked order. Rounds that end with fewer stations are
+    undone; ties are kept (walking plateaus is what finds the better maps). Every
+    candidate whose rejection involved a removed station is offered again, so the
+    map stays maximal and every rule holds by construction (``try_add``).
+    """
+    import random
+
+    rng = random.Random(seed)
+    n = len(state.cluster_of)
+    rank = [n] * n
+    for r, i in enumerate(order):
+        rank[i] = r
+    gap = state.rules.cluster_gap_m
+    cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
+    reason, conflict = state.reason, state.conflict
+    noise = max(1.0, len(order) / 3)
+    for _ in range(iterations):
+        s = order[rng.randrange(len(order))]
+        clusters = {cluster_of[s]} if cluster_of[s] else set()
+        for k in range(ptr[s], ptr[s + 1]):
+            c = cluster_of[nb[k]]
+            if c and dist[k] < gap:
+                clusters.add(c)
+        if not clusters:
+            continue
+        removed = []
+        for c in clusters:
+            seed_c = state.seeds[c]
+            for k in range(ptr[seed_c], ptr[seed_c + 1]):
+                if cluster_of[nb[k]] == c:
+                    removed.append(nb[k])
+            removed.append(seed_c)
+        if any(state.exempt[i] for i in removed):
+            continue  # transit stations are never given up (as in the swaps)
+        removed.sort(key=rank.__getitem__)
+        free_set = set()
+        for i in removed:
+            for k in range(ptr[i], ptr[i + 1]):
+                j = nb[k]
+                if not cluster_of[j] and rank[j] < n:
+                    free_set.add(j)
+        free_set.update(removed)
+        free = sorted(free_set, key=rank.__getitem__)
+        saved = [(j, cluster_of[j], reason[j], conflict[j]) for j in free]
+        saved_clusters = [(c, state.seeds[c], state.sizes[c], state.members[c]) for c in clusters]
+        n_seeds = len(state.seeds)
+        for i in removed:
+            cluster_of[i] = 0
+        for c in clusters:
+            state.seeds[c], state.sizes[c], state.members[c] = -2, 0, 0
+        if rng.random() < 0.5:
+            rng.shuffle(free)
+        else:
+            keys = {j: rank[j] + rng.random() * noise for j in free}
+            free.sort(key=keys.__getitem__)
+        added = 0
+        for j in free:
+            added += state.try_add(j)
+        if added >= len(removed):
+            continue
+        for j in free:  # undo: fewer stations than before
+            c = cluster_of[j]
+            if c and c < n_seeds and c not in clusters:  # joined a kept cluster
+                state.members[c] -= 1
+                if not state.exempt[j]:
+                    state.sizes[c] -= 1
+            cluster_of[j] = 0
+        del state.seeds[n_seeds:], state.sizes[n_seeds:], state.members[n_seeds:]
+        for j, c, why, blocker in saved:
+            cluster_of[j], reason[j], conflict[j] = c, why, blocker
+        for c, seed_c, size, members in saved_clusters:
+            state.seeds[c], state.sizes[c], state.members[c] = seed_c, size, members
 
 
 def selection_result(state: _Selection, order: list[int]) -> SpacingResult:

@@ -1,0 +1,127 @@
+"""The large-neighbourhood search of the spacing core (``search_iterations``), on real data.
+
+Maps are checked independently of the package's distance code (pyproj.Geod, via
+geodesic_checks): both rules, the radius around each seed, the cap, maximality.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from geodesic_checks import GEOD, TOLERANCE_M, addable, rule_violations
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from stations_generator import StationMapOptions, build_station_map
+from stations_generator.core import spacing, stationmap
+
+# Proven optima of issue 12 on the bundled Sioux Falls fixture (CP-SAT, tests/test_optimize.py);
+# 186 for 1000 m / no cap is the issue's best known.
+SEARCH_ITERATIONS = 2000
+# What 2000 rounds reach (measured; asserted exactly so a regression shows).
+REACHED = {(402, 2): 112, (402, 0): 124, (1000, 0): 175, (1000, 2): 130}
+OPTIMUM = {(402, 2): 115, (402, 0): 129, (1000, 0): 186, (1000, 2): 132}
+
+
+@pytest.fixture
+def searching(monkeypatch):
+    """build_station_map with the search switched on."""
+    real = spacing.select_stations
+
+    def with_search(*args, **kwargs):
+        return real(*args, search_iterations=SEARCH_ITERATIONS, **kwargs)
+
+    monkeypatch.setattr(stationmap, "select_stations", with_search)
+
+
+def _check_clusters(result):
+    rules = result.rules
+    kept = result.candidates[result.candidates["status"] == "kept"]
+    for cid, members in kept.groupby("cluster_id"):
+        seed = members[members["seed"]]
+        assert len(seed) == 1, f"cluster {cid} has {len(seed)} seeds"
+        s = seed.geometry.iloc[0]
+        _, _, d = GEOD.inv(
+            np.full(len(members), s.x),
+            np.full(len(members), s.y),
+            members.geometry.x.to_numpy(),
+            members.geometry.y.to_numpy(),
+        )
+        assert d.max() <= rules.cluster_radius_m + TOLERANCE_M
+        if rules.max_per_cluster:
+            assert (~members["transit"]).sum() <= rules.max_per_cluster
+
+
+@pytest.mark.parametrize("radius,cap", list(REACHED))
+def test_search_on_sioux_falls(searching, sioux_area, sioux_candidates, sioux_data, radius, cap):
+    options = StationMapOptions(cluster_radius_m=radius, max_per_cluster=cap)
+    result = build_station_map(sioux_area, sioux_candidates, options, water=sioux_data.water)
+    assert len(result.stations) == REACHED[(radius, cap)] <= OPTIMUM[(radius, cap)]
+    assert rule_violations(result.stations, 300, 1000) == []
+    assert addable(result.candidates, result.rules) == []
+    _check_clusters(result)
+    # Byte-identical whatever the input order.
+    again = build_station_map(
+        sioux_area,
+        sioux_candidates.iloc[::-1].reset_index(drop=True),
+        options,
+        water=sioux_data.water,
+    )
+    assert list(again.stations["id"]) == list(result.stations["id"])
+    assert list(again.stations["cluster_id"]) == list(result.stations["cluster_id"])
+
+
+def test_search_beats_the_plain_greedy(sioux_area, sioux_candidates, sioux_data, monkeypatch):
+    options = StationMapOptions(cluster_radius_m=402, max_per_cluster=0)
+    plain = build_station_map(sioux_area, sioux_candidates, options, water=sioux_data.water)
+    real = spacing.select_stations
+    monkeypatch.setattr(
+        stationmap,
+        "select_stations",
+        lambda *a, **k: real(*a, search_iterations=SEARCH_ITERATIONS, **k),
+    )
+    searched = build_station_map(sioux_area, sioux_candidates, options, water=sioux_data.water)
+    assert len(searched.stations) > len(plain.stations)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    frac=st.floats(0.05, 1.0),
+    seed=st.integers(0, 2**16),
+    min_spacing=st.floats(50, 500),
+    gap_extra=st.floats(0, 1500),
+    radius=st.floats(0, 2500),
+    cap=st.integers(0, 5),
+    iterations=st.integers(1, 300),
+)
+def test_search_keeps_maps_valid(
+    sioux_area,
+    sioux_candidates,
+    monkeypatch,
+    frac,
+    seed,
+    min_spacing,
+    gap_extra,
+    radius,
+    cap,
+    iterations,
+):
+    real = spacing.select_stations
+    monkeypatch.setattr(
+        stationmap, "select_stations", lambda *a, **k: real(*a, search_iterations=iterations, **k)
+    )
+    subset = sioux_candidates.sample(frac=frac, random_state=seed).reset_index(drop=True)
+    if not subset.geometry.covered_by(sioux_area).any():
+        return
+    gap = min_spacing + gap_extra
+    options = StationMapOptions(
+        min_spacing_m=min_spacing, cluster_gap_m=gap, cluster_radius_m=radius, max_per_cluster=cap
+    )
+    result = build_station_map(sioux_area, subset, options)
+    assert rule_violations(result.stations, min_spacing, gap) == []
+    assert addable(result.candidates, result.rules) == []
+    _check_clusters(result)
+    again = build_station_map(sioux_area, subset.iloc[::-1].reset_index(drop=True), options)
+    assert list(again.stations["id"]) == list(result.stations["id"])
