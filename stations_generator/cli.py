@@ -335,6 +335,16 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
     "proven bound; never fewer than without it.",
 )
 @click.option(
+    "--search",
+    "search_rounds",
+    type=click.IntRange(min=0, max=1_000_000),
+    default=0,
+    show_default=True,
+    help="Rounds of local search after the greedy (re-packs clusters for more stations; "
+    "a count, so the map is reproducible). 2000 takes Sioux Falls from 105 to 112 stations "
+    "in ~0.3 s; 0 = plain greedy.",
+)
+@click.option(
     "--time-limit",
     type=SECONDS(min=0.1),
     help="Solver budget for --optimize in (deterministic) seconds [default: 60].",
@@ -386,6 +396,7 @@ def generate(
     no_water_subtract,
     strict_priority,
     optimize,
+    search_rounds,
     time_limit,
     explain,
     html_map,
@@ -418,6 +429,10 @@ def generate(
         )
     if time_limit is not None and not optimize:
         raise click.UsageError("--time-limit is the --optimize budget; add --optimize")
+    if search_rounds and strict_priority:
+        raise click.UsageError(
+            "--search re-packs the map and --strict-priority forbids that; drop one of them"
+        )
     request = GenerateRequest(
         play_area=play_area,
         osm_relation=osm_relation,
@@ -443,6 +458,7 @@ def generate(
         strict_priority=strict_priority,
         optimize=optimize,
         time_limit=DEFAULT_TIME_LIMIT_S if time_limit is None else time_limit,
+        search_rounds=search_rounds,
         explain=explain,
         html_map=html_map,
         map_name=map_name,

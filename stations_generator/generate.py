@@ -67,6 +67,7 @@ class GenerateRequest:
     strict_priority: bool = False
     optimize: bool = False
     time_limit: float = DEFAULT_TIME_LIMIT_S
+    search_rounds: int = 0
     explain: bool = False
     html_map: bool = False
     map_name: str | None = None
@@ -118,6 +119,7 @@ def station_map_options(request: GenerateRequest) -> StationMapOptions:
         strict_priority=request.strict_priority,
         optimize=request.optimize,
         time_limit_s=request.time_limit,
+        search_rounds=request.search_rounds,
         explain_optimal=request.optimize and request.explain,
     )
 

@@ -6,14 +6,18 @@ geodesic_checks): both rules, the radius around each seed, the cap, maximality.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from geodesic_checks import GEOD, TOLERANCE_M, addable, rule_violations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stations_generator import StationMapOptions, build_station_map
-from stations_generator.core import spacing, stationmap
+from stations_generator.cli import main
 
 # Proven optima of issue 12 on the bundled Sioux Falls fixture (CP-SAT, tests/test_optimize.py);
 # 186 for 1000 m / no cap is the issue's best known.
@@ -21,17 +25,6 @@ SEARCH_ITERATIONS = 2000
 # What 2000 rounds reach (measured; asserted exactly so a regression shows).
 REACHED = {(402, 2): 112, (402, 0): 124, (1000, 0): 175, (1000, 2): 130}
 OPTIMUM = {(402, 2): 115, (402, 0): 129, (1000, 0): 186, (1000, 2): 132}
-
-
-@pytest.fixture
-def searching(monkeypatch):
-    """build_station_map with the search switched on."""
-    real = spacing.select_stations
-
-    def with_search(*args, **kwargs):
-        return real(*args, search_iterations=SEARCH_ITERATIONS, **kwargs)
-
-    monkeypatch.setattr(stationmap, "select_stations", with_search)
 
 
 def _check_clusters(result):
@@ -53,8 +46,10 @@ def _check_clusters(result):
 
 
 @pytest.mark.parametrize("radius,cap", list(REACHED))
-def test_search_on_sioux_falls(searching, sioux_area, sioux_candidates, sioux_data, radius, cap):
-    options = StationMapOptions(cluster_radius_m=radius, max_per_cluster=cap)
+def test_search_on_sioux_falls(sioux_area, sioux_candidates, sioux_data, radius, cap):
+    options = StationMapOptions(
+        cluster_radius_m=radius, max_per_cluster=cap, search_rounds=SEARCH_ITERATIONS
+    )
     result = build_station_map(sioux_area, sioux_candidates, options, water=sioux_data.water)
     assert len(result.stations) == REACHED[(radius, cap)] <= OPTIMUM[(radius, cap)]
     assert rule_violations(result.stations, 300, 1000) == []
@@ -71,16 +66,15 @@ def test_search_on_sioux_falls(searching, sioux_area, sioux_candidates, sioux_da
     assert list(again.stations["cluster_id"]) == list(result.stations["cluster_id"])
 
 
-def test_search_beats_the_plain_greedy(sioux_area, sioux_candidates, sioux_data, monkeypatch):
+def test_search_beats_the_plain_greedy(sioux_area, sioux_candidates, sioux_data):
     options = StationMapOptions(cluster_radius_m=402, max_per_cluster=0)
     plain = build_station_map(sioux_area, sioux_candidates, options, water=sioux_data.water)
-    real = spacing.select_stations
-    monkeypatch.setattr(
-        stationmap,
-        "select_stations",
-        lambda *a, **k: real(*a, search_iterations=SEARCH_ITERATIONS, **k),
+    searched = build_station_map(
+        sioux_area,
+        sioux_candidates,
+        replace(options, search_rounds=SEARCH_ITERATIONS),
+        water=sioux_data.water,
     )
-    searched = build_station_map(sioux_area, sioux_candidates, options, water=sioux_data.water)
     assert len(searched.stations) > len(plain.stations)
 
 
@@ -99,7 +93,6 @@ def test_search_beats_the_plain_greedy(sioux_area, sioux_candidates, sioux_data,
 def test_search_keeps_maps_valid(
     sioux_area,
     sioux_candidates,
-    monkeypatch,
     frac,
     seed,
     min_spacing,
@@ -108,16 +101,16 @@ def test_search_keeps_maps_valid(
     cap,
     iterations,
 ):
-    real = spacing.select_stations
-    monkeypatch.setattr(
-        stationmap, "select_stations", lambda *a, **k: real(*a, search_iterations=iterations, **k)
-    )
     subset = sioux_candidates.sample(frac=frac, random_state=seed).reset_index(drop=True)
     if not subset.geometry.covered_by(sioux_area).any():
         return
     gap = min_spacing + gap_extra
     options = StationMapOptions(
-        min_spacing_m=min_spacing, cluster_gap_m=gap, cluster_radius_m=radius, max_per_cluster=cap
+        min_spacing_m=min_spacing,
+        cluster_gap_m=gap,
+        cluster_radius_m=radius,
+        max_per_cluster=cap,
+        search_rounds=iterations,
     )
     result = build_station_map(sioux_area, subset, options)
     assert rule_violations(result.stations, min_spacing, gap) == []
@@ -125,3 +118,44 @@ def test_search_keeps_maps_valid(
     _check_clusters(result)
     again = build_station_map(sioux_area, subset.iloc[::-1].reset_index(drop=True), options)
     assert list(again.stations["id"]) == list(result.stations["id"])
+
+
+REPO = Path(__file__).resolve().parents[1]
+OFFLINE = [
+    "--osm",
+    str(REPO / "examples" / "sioux-falls" / "pois.json"),
+    "--water",
+    str(REPO / "examples" / "sioux-falls" / "water.json"),
+]
+
+
+def test_cli_search_is_reproducible_and_adds_stations(tmp_path):
+    """generate --search: the auto-tuned map (cap 2 for Sioux Falls) gains stations, the
+    same bytes every run; with --strict-priority it is a usage error and writes nothing."""
+    runner = CliRunner()
+    zone = str(REPO / "zones" / "sioux-falls.geojson")
+    outputs = []
+    for k in range(2):
+        out = tmp_path / f"run{k}"
+        args = ["generate", zone, *OFFLINE, "-o", str(out), "--search", str(SEARCH_ITERATIONS)]
+        result = runner.invoke(main, args, catch_exceptions=False)
+        assert result.exit_code == 0, result.stderr
+        assert f"Stations: {REACHED[(402, 2)]} in " in result.stderr
+        outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert outputs[0] == outputs[1]
+    bad = runner.invoke(
+        main,
+        [
+            "generate",
+            zone,
+            *OFFLINE,
+            "-o",
+            str(tmp_path / "bad"),
+            "--search",
+            "5",
+            "--strict-priority",
+        ],
+    )
+    assert bad.exit_code == 2
+    assert "--search re-packs the map and --strict-priority forbids that" in bad.stderr
+    assert not (tmp_path / "bad").exists()

@@ -78,6 +78,11 @@ class StationMapOptions:
         auto-tuned cap is still chosen by the greedy, so it keeps its meaning).
     time_limit_s : float
         The optimizer's budget (CP-SAT deterministic seconds, about wall seconds).
+    search_rounds : int
+        Rounds of local search after the greedy (:func:`.spacing.select_stations`'s
+        ``search_iterations``; 0 = off). Run once, under the cap in force: the auto-tuned
+        cap is chosen by the plain greedy, so it keeps its meaning. A count, not a clock,
+        so the map is the same on any machine.
     explain_optimal : bool
         With ``optimize``: add a candidate column ``in_optimal_map`` ("yes" / "no" /
         "unknown"): whether any map with the most stations could include it (another
@@ -95,6 +100,7 @@ class StationMapOptions:
     strict_priority: bool = False
     optimize: bool = False
     time_limit_s: float = DEFAULT_TIME_LIMIT_S
+    search_rounds: int = 0
     explain_optimal: bool = False
 
 
@@ -272,6 +278,15 @@ def build_station_map(
         rules, result = chosen
     else:
         rules, result = base_rules, run(base_rules)
+    if options.search_rounds > 0 and not options.strict_priority:
+        result = select_stations(
+            index,
+            spacing_order,
+            rules,
+            transit,
+            improve=True,
+            search_iterations=options.search_rounds,
+        )
     optimization = None
     in_optimal = None
     if options.optimize:
