@@ -352,6 +352,7 @@ def make_station_map(
     strict_priority: bool = False,
     optimize: bool = False,
     time_limit: float | None = None,
+    search: int = 0,
     warn: Warn | None = None,
 ) -> StationMap:
     """Pick the vehicle stations: every ``generate`` option, with its default.
@@ -384,6 +385,9 @@ def make_station_map(
         the rules allow, never fewer than without it; ``summary()`` gives the proven bound.
     time_limit : float or None
         The solver's budget in deterministic seconds [default: 60]; only with ``optimize``.
+    search : int
+        Rounds of local search after the greedy, as ``generate --search`` (0 = off): more
+        stations under the same rules, the same map on every run.
     warn : callable
         Receives warnings (data coverage, far below the game-size band).
 
@@ -393,8 +397,13 @@ def make_station_map(
         ``stations`` and ``candidates`` GeoDataFrames, the net area, the rules used.
     """
     from .core.optimize import DEFAULT_TIME_LIMIT_S
+    from .errors import InputError
     from .generate import build, select_catalogue
 
+    if isinstance(search, bool) or not isinstance(search, int) or search < 0:
+        raise InputError(f"search must be a whole number of rounds >= 0, got {search!r}")
+    if search and strict_priority:
+        raise InputError("search re-packs the map and strict_priority forbids that; drop one")
     request = _request(
         category_files=osm.category_files,
         only_categories=osm.categories,
@@ -413,6 +422,7 @@ def make_station_map(
         strict_priority=strict_priority,
         optimize=optimize,
         time_limit=DEFAULT_TIME_LIMIT_S if time_limit is None else float(time_limit),
+        search_rounds=search,
     )
     catalogue = select_catalogue(request)
     result = build(

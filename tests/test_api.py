@@ -134,3 +134,21 @@ def test_game_verbs_match_the_cli(tmp_path):
     assert json.loads(out.stdout) == rows
     with pytest.raises(sg.InputError, match="outside the play area"):
         sg.hider_answers(game, (station.lon, station.lat))
+
+
+def test_search_from_python_matches_the_cli(tmp_path):
+    cli_dir, api_dir = tmp_path / "cli", tmp_path / "api"
+    args = [str(SIOUX), "--osm", str(POIS), "--water", str(WATER), "--search", "300"]
+    result = CliRunner().invoke(main, ["-q", "generate", *args, "-o", str(cli_dir)])
+    assert result.exit_code == 0, result.output
+    area = sg.read_play_area(SIOUX)
+    osm = sg.load_osm(area, [POIS], water_files=[WATER])
+    smap = sg.make_station_map(area, osm, search=300)
+    sg.write_station_map(smap, api_dir)
+    assert _files(api_dir) == _files(cli_dir)
+    assert len(smap.stations) > len(sg.make_station_map(area, osm).stations)
+    for bad in (-1, 2.5, True):
+        with pytest.raises(sg.InputError, match="search must be a whole number"):
+            sg.make_station_map(area, osm, search=bad)
+    with pytest.raises(sg.InputError, match="strict_priority"):
+        sg.make_station_map(area, osm, search=10, strict_priority=True)
