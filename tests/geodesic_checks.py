@@ -74,3 +74,26 @@ def addable(candidates, rules) -> list[str]:
                     continue
             out.append(f"{r['id']} could join cluster {c}")
     return out
+
+
+def cluster_violations(candidates, rules) -> list[str]:
+    """Clusters with a member beyond the radius of the seed, or over the cap, by Geod."""
+    kept = candidates[candidates["status"] == "kept"]
+    bad = []
+    for cid, members in kept.groupby("cluster_id"):
+        seed = members[members["seed"]]
+        if len(seed) != 1:
+            bad.append(f"cluster {cid} has {len(seed)} seeds")
+            continue
+        s = seed.geometry.iloc[0]
+        _, _, d = GEOD.inv(
+            np.full(len(members), s.x),
+            np.full(len(members), s.y),
+            members.geometry.x.to_numpy(),
+            members.geometry.y.to_numpy(),
+        )
+        if d.max() > rules.cluster_radius_m + TOLERANCE_M:
+            bad.append(f"cluster {cid}: member {d.max():.1f} m from its seed")
+        if rules.max_per_cluster and (~members["transit"]).sum() > rules.max_per_cluster:
+            bad.append(f"cluster {cid}: {(~members['transit']).sum()} non-transit members")
+    return bad

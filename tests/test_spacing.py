@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from geodesic_checks import GEOD, TOLERANCE_M, addable, pairwise, rule_violations
+from geodesic_checks import (
+    GEOD,
+    TOLERANCE_M,
+    addable,
+    cluster_violations,
+    pairwise,
+    rule_violations,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -63,19 +70,8 @@ def test_sioux_falls_count_at_cluster_radius_1000(sioux_area, sioux_candidates, 
 def test_cluster_extent_and_cap(sioux_area, sioux_candidates):
     options = StationMapOptions(cluster_radius_m=805, max_per_cluster=3)
     result = build_station_map(sioux_area, sioux_candidates, options)
-    kept = result.candidates[result.candidates["status"] == "kept"]
-    for cid, members in kept.groupby("cluster_id"):
-        seed = members[members["seed"]]
-        assert len(seed) == 1, f"cluster {cid} has {len(seed)} seeds"
-        s = seed.geometry.iloc[0]
-        _, _, d = GEOD.inv(
-            np.full(len(members), s.x),
-            np.full(len(members), s.y),
-            members.geometry.x.to_numpy(),
-            members.geometry.y.to_numpy(),
-        )
-        assert d.max() <= 805 + TOLERANCE_M
-        assert (~members["transit"]).sum() <= 3
+    assert (result.rules.cluster_radius_m, result.rules.max_per_cluster) == (805, 3)
+    assert cluster_violations(result.candidates, result.rules) == []
 
 
 def test_every_rejection_has_a_reason_and_blocker(sioux_area, sioux_candidates):

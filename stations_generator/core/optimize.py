@@ -578,28 +578,14 @@ def optimize_stations(
             cg := _solve_colgen(cl, geo, rank, n_rank, exempt, greedy, budget)
         ):
             got, bound, wall = cg
-            count = sum(len(m) for _, m in got)
-            if count < g_count:
-                got, count = greedy, g_count
+            got, count = _floored(got, greedy, g_count)
             chosen_clusters.extend(got)
             bound_total += max(bound, count)
-            reports.append(
-                ComponentReport(
-                    len(cl),
-                    0,
-                    plain_count,
-                    count,
-                    max(bound, count),
-                    count >= bound,
-                    wall,
-                    "colgen",
-                )
-            )
+            report = (plain_count, count, max(bound, count), count >= bound, wall, "colgen")
+            reports.append(ComponentReport(len(cl), 0, *report))
         elif clusters is None and rules.cluster_radius_m == rules.cluster_gap_m:
             got, bound, optimal, wall = _solve_seeds(cl, geo, rank, n_rank, exempt, greedy, budget)
-            count = sum(len(m) for _, m in got)
-            if count < g_count:
-                got, count = greedy, g_count
+            got, count = _floored(got, greedy, g_count)
             chosen_clusters.extend(got)
             bound_total += max(bound, count)
             reports.append(
@@ -637,10 +623,7 @@ def optimize_stations(
             cliques = _cliques(cl, geo)
             hint = {m for _, m in greedy}
             picks, _, _, wall2 = _solve_packing(some, cliques, rank, n_rank, hint, budget / 2)
-            got = [some[k] for k in picks]
-            count = sum(len(m) for _, m in got)
-            if count < g_count:
-                got, count = greedy, g_count
+            got, count = _floored([some[k] for k in picks], greedy, g_count)
             chosen_clusters.extend(got)
             bound_total += max(bound, count)
             reports.append(
@@ -688,6 +671,12 @@ def optimize_stations(
     return OptimizeResult(
         result, max(bound_total, result.count), start.count, reports, proven, order_list
     )
+
+
+def _floored(got: list, greedy: list, g_count: int) -> tuple[list, int]:
+    """A component's solved clusters and their count, never below the greedy's map."""
+    count = sum(len(m) for _, m in got)
+    return (greedy, g_count) if count < g_count else (got, count)
 
 
 YES, NO, UNKNOWN = "yes", "no", "unknown"
