@@ -55,6 +55,19 @@ def play_and_track(board, rules, start, seed, cap, check) -> int:
     return turns
 
 
+def _play_and_track(board, rules, start, seed):
+    """One random game: the tracker, every observation and the tracker's set after each."""
+    observations, tracked, trackers = [], [], []
+
+    def record(game, tracker, result):
+        observations.append(result.observation)
+        tracked.append(set(tracker.before_reveal))
+        trackers[:] = [tracker]
+
+    play_and_track(board, rules, start, seed, 10**9, record)
+    return trackers[0], observations, tracked
+
+
 def _sound(game, tracker, result):
     if result.captured:  # the team sees the catch
         assert game.fugitive in result.observation.catchers
@@ -188,16 +201,7 @@ def test_equals_brute_force_on_the_small_board(seed):
         else HouseRules(neighbours=4, cards=CARDS, head_start=4, actions=3, extreme_cost=3, turns=5)
     )
     start = board.starts[seed % 2][0]
-    rng = random.Random(seed)
-    game = Game(board, rules, start, 1, seed)
-    tracker = Tracker(board, rules, start, cap=10**9)
-    observations, tracked = [], []
-    while not game.winner:
-        random_turn(game, rng)
-        result = game.end_turn()
-        observations.append(result.observation)
-        tracker.observe(result.observation)
-        tracked.append(set(tracker.before_reveal))
+    tracker, observations, tracked = _play_and_track(board, rules, start, seed)
     assert tracker.exact
     assert tracked == brute_force(board, rules, start, observations)
     assert any(len(s) > 1 for s in tracked)  # the sets were not trivial
@@ -208,16 +212,7 @@ def test_equals_brute_force_with_offline_and_rides_on_a_real_board():
     rules = HouseRules(neighbours=4, cards=CARDS, head_start=3, actions=2, extreme_cost=2, turns=8)
     for seed in range(3):
         start = board.starts[seed][0]
-        rng = random.Random(seed)
-        game = Game(board, rules, start, 1, seed)
-        tracker = Tracker(board, rules, start, cap=10**9)
-        observations, tracked = [], []
-        while not game.winner:
-            random_turn(game, rng)
-            result = game.end_turn()
-            observations.append(result.observation)
-            tracker.observe(result.observation)
-            tracked.append(set(tracker.before_reveal))
+        _, observations, tracked = _play_and_track(board, rules, start, seed)
         assert tracked == brute_force(board, rules, start, observations)
 
 

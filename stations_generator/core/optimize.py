@@ -456,7 +456,12 @@ def _solve_colgen(
 
     if _gap_edges(comp, geo.index, geo.rules) > MAX_EDGES_FOR_CLIQUES:
         return None
-    cliques = _cliques(comp, geo)
+    # In rank order, not index order: the LP's duals (and so the columns) must not depend
+    # on the order of the input.
+    cliques = sorted(
+        (tuple(sorted(q, key=rank.__getitem__)) for q in _cliques(comp, geo)),
+        key=lambda q: [rank[m] for m in q],
+    )
     cg = generate_columns(comp, geo, rank, exempt, cliques, greedy, _solver, 0.5 * time_limit)
     if not math.isfinite(cg.lp_bound):
         return None

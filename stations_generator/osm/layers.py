@@ -298,23 +298,20 @@ def index_catalogue(catalogue):
 
 def areas(path: Path, layer: str, bbox: extracts.BBox | None = None) -> list:
     """An area layer (:data:`AREA_LAYERS`) as :func:`extracts.read_areas` returns it."""
-    spec = AREA_LAYERS[layer]
-    path = Path(path)
-    box_ = extracts._check_bbox(bbox)
-    if not current_cache().enabled:
-        return extracts.read_areas(path, spec.keep, box_, prefilter=spec.prefilter)
-    extracts._open(path)
-    found = _cached(path, layer, _default_index())
-    return list(found) if box_ is None else _cut(found, box_)
+    return _shapes(path, layer, AREA_LAYERS[layer], bbox, extracts.read_areas)
 
 
 def lines(path: Path, layer: str, bbox: extracts.BBox | None = None) -> list:
     """A line layer (:data:`LINE_LAYERS`) as :func:`extracts.read_lines` returns it."""
-    spec = LINE_LAYERS[layer]
+    return _shapes(path, layer, LINE_LAYERS[layer], bbox, extracts.read_lines)
+
+
+def _shapes(path: Path, layer: str, spec, bbox: extracts.BBox | None, read) -> list:
+    """An area or line layer: from the extract cache, or read by ``read`` without it."""
     path = Path(path)
     box_ = extracts._check_bbox(bbox)
     if not current_cache().enabled:
-        return extracts.read_lines(path, spec.keep, box_, prefilter=spec.prefilter)
+        return read(path, spec.keep, box_, prefilter=spec.prefilter)
     extracts._open(path)
     found = _cached(path, layer, _default_index())
     return list(found) if box_ is None else _cut(found, box_)
