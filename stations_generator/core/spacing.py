@@ -158,33 +158,69 @@ class NeighbourIndex:
         return grid / ((self.scale[i] + self.scale[j]) / 2)
 
 
+_ADD, _REMOVE, _SEED, _NEW = range(4)
+
+
 class _Selection:
     """Mutable state of a selection: which cluster each candidate is in, and why not.
 
     Plain Python lists: the loop touches a few dozen neighbours per candidate, where
-    per-call numpy overhead would dominate.
+    per-call numpy overhead would dominate. A cluster's *seed* is any member within
+    the cluster radius of every other member; it starts as the founder and moves
+    (re-seeding) when a new member is beyond the founder's radius but some member is
+    within the radius of all, or when the seed itself is given up. With ``journal``
+    set to a list, every change is recorded so :meth:`undo` can roll it back.
     """
 
-    def __init__(self, index: NeighbourIndex, rules: SpacingRules, exempt: np.ndarray):
+    def __init__(
+        self,
+        index: NeighbourIndex,
+        rules: SpacingRules,
+        exempt: np.ndarray,
+        order: list[int] | None = None,
+    ):
         n = len(index)
         self.rules, self.exempt = rules, [bool(e) for e in exempt]
         self.ptr = index.indptr.tolist()
         self.nb = index.indices.tolist()
         self.dist = index.distances.tolist()
         self.x, self.y, self.k = index.x.tolist(), index.y.tolist(), index.scale.tolist()
+        self.rank = list(range(n)) if order is None else [n] * n
+        for r, i in enumerate(order or ()):
+            self.rank[i] = r
         self.cluster_of = [0] * n  # 0 = not a station
         self.reason = [""] * n
         self.conflict = [-1] * n
-        self.seeds: list[int] = [-1]  # seeds[c] = founding candidate of cluster c (1-based)
+        self.seeds: list[int] = [-1]  # seeds[c] = seed of cluster c (1-based); -2 = dissolved
         self.sizes: list[int] = [0]  # non-exempt members per cluster
-        self.members: list[int] = [0]  # all members per cluster
+        self.mem: list[list[int]] = [[]]  # members per cluster, in joining order
+        self.count = 0  # stations
+        self.transit = 0  # cap-exempt stations
+        self.journal: list[tuple[int, int, int, int]] | None = None
 
     def distance(self, i: int, j: int) -> float:
         grid = math.hypot(self.x[i] - self.x[j], self.y[i] - self.y[j])
         return grid / ((self.k[i] + self.k[j]) / 2)
 
-    def fit(self, i: int) -> tuple[int, str, int]:
-        """Where candidate ``i`` could go: (cluster or 0 for a new one, "", -1) or (-1, reason, blocker)."""
+    def centre(self, members: list[int]) -> int:
+        """The member within the cluster radius of all others, nearest all, best-ranked; -1 if none."""
+        radius, rank = self.rules.cluster_radius_m, self.rank
+        best, best_key = -1, (math.inf, 0)
+        for s in members:
+            far = 0.0
+            for m in members:
+                if m != s:
+                    d = self.distance(s, m)
+                    if d > far:
+                        far = d
+                        if far > radius:
+                            break
+            if far <= radius and (far, rank[s]) < best_key:
+                best, best_key = s, (far, rank[s])
+        return best
+
+    def fit(self, i: int) -> tuple[int, int, str, int]:
+        """Where ``i`` could go: (cluster, its seed, "", -1), cluster 0 = a new one; or (-1, -1, reason, blocker)."""
         rules = self.rules
         gap = rules.cluster_gap_m
         cluster_of, nb, dist = self.cluster_of, self.nb, self.dist
@@ -209,52 +245,157 @@ class _Selection:
             elif d < d1:
                 d1, j1 = d, j
         if c0 < 0:
-            return 0, "", -1
+            return 0, i, "", -1
         if j1 >= 0:
-            return -1, GAP, j1
+            return -1, -1, GAP, j1
         if d0 < rules.min_spacing_m:
-            return -1, SPACING, j0
+            return -1, -1, SPACING, j0
         seed = self.seeds[c0]
         if self.distance(i, seed) > rules.cluster_radius_m:
-            return -1, GAP, j0
+            seed = self.centre([*self.mem[c0], i])  # re-seeding
+            if seed < 0:
+                return -1, -1, GAP, j0
         cap = rules.max_per_cluster
         if cap and not self.exempt[i] and self.sizes[c0] >= cap:
-            return -1, CLUSTER_CAP, seed
-        return c0, "", -1
+            return -1, -1, CLUSTER_CAP, self.seeds[c0]
+        return c0, seed, "", -1
 
-    def add(self, i: int, c: int) -> None:
-        """Make ``i`` a station of cluster ``c`` (0 = found a new cluster)."""
+    def add(self, i: int, c: int, seed: int = -1) -> None:
+        """Make ``i`` a station of cluster ``c`` (0 = found a new one), seeded at ``seed`` if given."""
+        journal = self.journal
         if c == 0:
             c = len(self.seeds)
             self.seeds.append(i)
             self.sizes.append(0)
-            self.members.append(0)
+            self.mem.append([])
+            if journal is not None:
+                journal.append((_NEW, c, 0, 0))
+        elif seed >= 0 and seed != self.seeds[c]:
+            self.reseed(c, seed)
         self.cluster_of[i] = c
         self.reason[i] = ""
         self.conflict[i] = -1
-        self.members[c] += 1
-        if not self.exempt[i]:
+        self.mem[c].append(i)
+        self.count += 1
+        if self.exempt[i]:
+            self.transit += 1
+        else:
             self.sizes[c] += 1
+        if journal is not None:
+            journal.append((_ADD, i, c, 0))
 
-    def remove(self, i: int) -> None:
-        """Undo :meth:`add` for ``i`` (a seed only when it is alone in its cluster)."""
+    def reseed(self, c: int, seed: int) -> None:
+        """Move cluster ``c``'s seed (-2 dissolves it)."""
+        if self.journal is not None:
+            self.journal.append((_SEED, c, self.seeds[c], 0))
+        self.seeds[c] = seed
+
+    def remove(self, i: int) -> list[int]:
+        """Give up station ``i``; returns every station given up.
+
+        A seed hands over to a member within the radius of all the others; where no
+        member is, the whole cluster goes.
+        """
         c = self.cluster_of[i]
-        self.cluster_of[i] = 0
-        self.members[c] -= 1
-        if not self.exempt[i]:
-            self.sizes[c] -= 1
+        gone = [i]
+        self._drop(i, c)
         if self.seeds[c] == i:
-            self.seeds[c] = -2  # dissolved; its number is not reused
+            rest = self.mem[c]
+            seed = self.centre(rest) if rest else -2
+            if seed == -1:
+                gone.extend(rest)
+                for m in list(rest):
+                    self._drop(m, c)
+                seed = -2
+            self.reseed(c, seed)
+        return gone
+
+    def _drop(self, i: int, c: int) -> None:
+        members = self.mem[c]
+        pos = members.index(i)
+        del members[pos]
+        self.cluster_of[i] = 0
+        self.count -= 1
+        if self.exempt[i]:
+            self.transit -= 1
+        else:
+            self.sizes[c] -= 1
+        if self.journal is not None:
+            self.journal.append((_REMOVE, i, c, pos))
+
+    def undo(self, mark: int) -> None:
+        """Roll the journal back to length ``mark``."""
+        journal = self.journal
+        assert journal is not None
+        cluster_of, exempt = self.cluster_of, self.exempt
+        while len(journal) > mark:
+            op, a, b, pos = journal.pop()
+            if op == _ADD:
+                self.mem[b].pop()
+                cluster_of[a] = 0
+                self.count -= 1
+                if exempt[a]:
+                    self.transit -= 1
+                else:
+                    self.sizes[b] -= 1
+            elif op == _REMOVE:
+                self.mem[b].insert(pos, a)
+                cluster_of[a] = b
+                self.count += 1
+                if exempt[a]:
+                    self.transit += 1
+                else:
+                    self.sizes[b] += 1
+            elif op == _SEED:
+                self.seeds[a] = b
+            else:  # _NEW: always the last cluster
+                self.seeds.pop()
+                self.sizes.pop()
+                self.mem.pop()
 
     def try_add(self, i: int) -> bool:
         """Add ``i`` if it fits; otherwise record why not. Returns whether it was added."""
-        c, why, blocker = self.fit(i)
+        c, seed, why, blocker = self.fit(i)
         if c < 0:
             self.reason[i] = why
             self.conflict[i] = blocker
             return False
-        self.add(i, c)
+        self.add(i, c, seed)
         return True
+
+    def rank_sum(self) -> int:
+        """Sum of the stations' ranks: among maps of one size, smaller is better."""
+        rank = self.rank
+        return sum(rank[i] for i, c in enumerate(self.cluster_of) if c)
+
+    def snapshot(self) -> tuple:
+        return (
+            list(self.cluster_of),
+            list(self.seeds),
+            list(self.sizes),
+            [list(m) for m in self.mem],
+            self.count,
+            self.transit,
+        )
+
+    def restore(self, snap: tuple) -> None:
+        cluster_of, seeds, sizes, mem, self.count, self.transit = snap
+        self.cluster_of[:] = cluster_of
+        self.seeds, self.sizes, self.mem = list(seeds), list(sizes), [list(m) for m in mem]
+
+
+# Default search budget (issue 12, measured on the Sioux Falls fixture): three starts,
+# each ten blocks of search rounds followed by the swaps; the rounds scale with the
+# eligible candidates and stop at SEARCH_ROUNDS_MAX in all, so 100k candidates stay
+# within seconds (bench/bench_spacing.py).
+SEARCH_BLOCKS = 10
+SEARCH_ROUNDS_PER_CANDIDATE = 11
+SEARCH_ROUNDS_MAX = 6000
+
+
+def default_search_rounds(n_eligible: int) -> int:
+    """The search budget :func:`select_stations` uses when none is given."""
+    return min(SEARCH_ROUNDS_MAX, SEARCH_ROUNDS_PER_CANDIDATE * n_eligible)
 
 
 def select_stations(
@@ -264,9 +405,9 @@ def select_stations(
     cap_exempt: np.ndarray | None = None,
     *,
     improve: bool = False,
-    search_iterations: int = 0,
+    search_iterations: int | None = 0,
 ) -> SpacingResult:
-    """Pick stations by the two-tier rule, greedily in rank order.
+    """Pick stations by the two-tier rule: a rank-order greedy, then optionally improved.
 
     Parameters
     ----------
@@ -279,115 +420,232 @@ def select_stations(
     cap_exempt : bool array, optional
         Candidates that do not count toward (and are not stopped by) the cap (transit).
     improve : bool
-        Follow the greedy pass with a local search that gives up one station for
-        two or more rejected candidates whenever every rule still holds. It never
-        gives up a cap-exempt (transit) station or the seed of a cluster with other
-        members; each swap adds a station, so it ends, and the result stays maximal.
-    search_iterations : int
-        After the swaps, this many rounds of a large-neighbourhood search
-        (:func:`_search`): dissolve the clusters around one candidate, refill the
-        freed candidates in a shuffled order, keep the result if it has at least as
-        many stations. A count, not a time budget, and a fixed random seed: the
-        same input gives the same map. 0 = off.
+        Follow the greedy with swaps (:func:`_improve_by_swaps`): give up one station
+        for two or more candidates whenever every rule still holds; never a cap-exempt
+        (transit) station. Each swap adds a station, so it ends.
+    search_iterations : int or None
+        With ``improve``: rounds of large-neighbourhood search (:func:`_search`) in all,
+        run as :data:`SEARCH_BLOCKS` blocks (each followed by the swaps) from each of
+        three greedy starts (rank order, the candidates with the fewest rivals within the
+        gap first, the least crowded first); the map with the most stations wins, then
+        the best ranks. None = :func:`default_search_rounds`; 0 = swaps only. A count and
+        fixed random seeds, not a clock: the same input gives the same map.
 
     Returns
     -------
     SpacingResult
+        Maximal (no rejected candidate fits), every rule holding by construction; the
+        reasons are those of the final map, offered again in rank order.
     """
     if index.radius_m < rules.cluster_gap_m:
         raise ValueError("the neighbour index radius must be at least the cluster gap")
     n = len(index)
     exempt = np.zeros(n, bool) if cap_exempt is None else np.asarray(cap_exempt, bool)
     order_list = np.asarray(order, np.int64).tolist()
-    state = _Selection(index, rules, exempt)
-    for i in order_list:
-        state.try_add(i)
-    if improve and n:
-        _improve_by_swaps(state, order_list)
+    if not improve or not n:
+        state = _greedy(index, rules, exempt, order_list, order_list)
+        return selection_result(state, order_list)
+    rounds = (
+        default_search_rounds(len(order_list)) if search_iterations is None else search_iterations
+    )
     # The search finds a cluster's members among its seed's neighbours.
-    if search_iterations > 0 and n and rules.cluster_radius_m <= index.radius_m:
-        _search(state, order_list, search_iterations)
-    return selection_result(state, order_list)
+    if rules.cluster_radius_m > index.radius_m:
+        rounds = 0
+    best: _Selection | None = None
+    best_key: tuple[int, int] = (0, 0)
+    crowd = _crowding(index, rules, order_list)
+    starts = _start_orders(index, order_list, crowd) if rounds else [order_list]
+    per_block = max(1, rounds // (len(starts) * SEARCH_BLOCKS)) if rounds else 0
+    for s, start in enumerate(starts):
+        state = _greedy(index, rules, exempt, order_list, start)
+        _improve_by_swaps(state, order_list)
+        for block in range(SEARCH_BLOCKS if rounds else 0):
+            _search(state, order_list, crowd, per_block, seed=1000 * s + block)
+            _improve_by_swaps(state, order_list)
+        key = (-state.count, state.rank_sum())
+        if best is None or key < best_key:
+            best, best_key = state, key
+    assert best is not None
+    _settle(best, order_list)
+    return selection_result(best, order_list)
 
 
-def _search(state: _Selection, order: list[int], iterations: int, seed: int = 0) -> None:
+def _greedy(
+    index: NeighbourIndex,
+    rules: SpacingRules,
+    exempt: np.ndarray,
+    order: list[int],
+    start: list[int],
+) -> _Selection:
+    """The greedy: offer each candidate of ``start`` once (ranks from ``order``)."""
+    state = _Selection(index, rules, exempt, order)
+    for i in start:
+        state.try_add(i)
+    return state
+
+
+def _settle(state: _Selection, order: list[int]) -> None:
+    """Offer every non-station again in rank order: adds what fits, records why the rest do not.
+
+    Adding stations only ever makes a rule harder to meet, so every reason recorded
+    here still holds at the end and the map is maximal.
+    """
+    for i in order:
+        if not state.cluster_of[i]:
+            state.try_add(i)
+
+
+def _start_orders(index: NeighbourIndex, order: list[int], crowd: list[int]) -> list[list[int]]:
+    """The three greedy starts: rank order, fewest rivals within the gap, least crowded."""
+    rank = {i: r for r, i in enumerate(order)}
+    rivals = np.diff(index.indptr).tolist()
+    return [
+        order,
+        sorted(order, key=lambda i: (rivals[i], rank[i])),
+        sorted(order, key=lambda i: (crowd[i], rank[i])),
+    ]
+
+
+def _crowding(index: NeighbourIndex, rules: SpacingRules, order: list[int]) -> list[int]:
+    """For each candidate, the eligible candidates closer than the minimum spacing."""
+    n = len(index)
+    eligible = np.zeros(n, bool)
+    eligible[order] = True
+    rows = np.repeat(np.arange(n), np.diff(index.indptr))
+    close = (index.distances < rules.min_spacing_m) & eligible[index.indices]
+    return np.bincount(rows[close], minlength=n).tolist()
+
+
+def _search(
+    state: _Selection, order: list[int], crowd: list[int], iterations: int, seed: int = 0
+) -> None:
     """Large-neighbourhood search with plateau moves, in place; never loses a station.
 
-    Each round picks a candidate (seeded RNG over the rank order, so the input order
-    does not matter), dissolves every cluster with a station within the gap of it,
-    and offers every candidate within the gap of a removed station again, in a
-    shuffled or noisily ranked order. Rounds that end with fewer stations are
-    undone; ties are kept (walking plateaus is what finds the better maps). Every
-    candidate whose rejection involved a removed station is offered again, so the
-    map stays maximal and every rule holds by construction (``try_add``).
+    Each round picks a candidate ``s`` (seeded RNG over the rank order, so the input
+    order does not matter) and gives up either every cluster with a station within
+    the gap of ``s`` or only the stations within a random reach (between the minimum
+    spacing and the gap) of it; a cluster that loses its seed re-seeds or goes whole.
+    Then it offers every eligible candidate within the gap of a given-up station again,
+    shuffled, in noisy rank order or least crowded first (``crowd``: eligible candidates
+    closer than the minimum spacing, see :func:`_crowding`). Rounds that end with fewer
+    stations, or fewer transit stations, are undone; ties are kept (walking plateaus
+    is what finds the better maps). Every rule holds by construction (:meth:`fit`).
     """
     import random
 
+    if not order or iterations <= 0:
+        return
     rng = random.Random(seed)
-    n = len(state.cluster_of)
-    rank = [n] * n
-    for r, i in enumerate(order):
-        rank[i] = r
-    gap = state.rules.cluster_gap_m
+    rank = state.rank
+    n = len(rank)
+    rules = state.rules
+    gap, spacing = rules.cluster_gap_m, rules.min_spacing_m
     cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
-    reason, conflict = state.reason, state.conflict
     noise = max(1.0, len(order) / 3)
+    state.journal = journal = []
     for _ in range(iterations):
         s = order[rng.randrange(len(order))]
-        clusters = {cluster_of[s]} if cluster_of[s] else set()
-        for k in range(ptr[s], ptr[s + 1]):
-            c = cluster_of[nb[k]]
-            if c and dist[k] < gap:
-                clusters.add(c)
-        if not clusters:
+        count, transit = state.count, state.transit
+        if rng.random() < 0.5:
+            clusters = {cluster_of[s]} if cluster_of[s] else set()
+            for k in range(ptr[s], ptr[s + 1]):
+                c = cluster_of[nb[k]]
+                if c and dist[k] < gap:
+                    clusters.add(c)
+            targets = [m for c in sorted(clusters) for m in state.mem[c]]
+        else:
+            reach = spacing + rng.random() * (gap - spacing)
+            targets = [s] if cluster_of[s] else []
+            targets += [
+                nb[k] for k in range(ptr[s], ptr[s + 1]) if dist[k] < reach and cluster_of[nb[k]]
+            ]
+        if not targets:
             continue
-        removed = []
-        for c in clusters:
-            seed_c = state.seeds[c]
-            for k in range(ptr[seed_c], ptr[seed_c + 1]):
-                if cluster_of[nb[k]] == c:
-                    removed.append(nb[k])
-            removed.append(seed_c)
-        if any(state.exempt[i] for i in removed):
-            continue  # transit stations are never given up (as in the swaps)
-        removed.sort(key=rank.__getitem__)
-        free_set = set()
+        removed: list[int] = []
+        for i in targets:
+            if cluster_of[i]:
+                removed.extend(state.remove(i))
+        free_set = set(removed)
         for i in removed:
             for k in range(ptr[i], ptr[i + 1]):
                 j = nb[k]
-                if not cluster_of[j] and rank[j] < n:
+                if dist[k] < gap and not cluster_of[j] and rank[j] < n:
                     free_set.add(j)
-        free_set.update(removed)
         free = sorted(free_set, key=rank.__getitem__)
-        saved = [(j, cluster_of[j], reason[j], conflict[j]) for j in free]
-        saved_clusters = [(c, state.seeds[c], state.sizes[c], state.members[c]) for c in clusters]
-        n_seeds = len(state.seeds)
-        for i in removed:
-            cluster_of[i] = 0
-        for c in clusters:
-            state.seeds[c], state.sizes[c], state.members[c] = -2, 0, 0
-        if rng.random() < 0.5:
+        mode = rng.randrange(3)
+        if mode == 0:
             rng.shuffle(free)
-        else:
+        elif mode == 1:
             keys = {j: rank[j] + rng.random() * noise for j in free}
             free.sort(key=keys.__getitem__)
-        added = 0
+        else:
+            free.sort(key=lambda j: (crowd[j], rank[j]))
         for j in free:
-            added += state.try_add(j)
-        if added >= len(removed):
-            continue
-        for j in free:  # undo: fewer stations than before
-            c = cluster_of[j]
-            if c and c < n_seeds and c not in clusters:  # joined a kept cluster
-                state.members[c] -= 1
-                if not state.exempt[j]:
-                    state.sizes[c] -= 1
-            cluster_of[j] = 0
-        del state.seeds[n_seeds:], state.sizes[n_seeds:], state.members[n_seeds:]
-        for j, c, why, blocker in saved:
-            cluster_of[j], reason[j], conflict[j] = c, why, blocker
-        for c, seed_c, size, members in saved_clusters:
-            state.seeds[c], state.sizes[c], state.members[c] = seed_c, size, members
+            if not cluster_of[j]:
+                c, seed_c, _, _ = state.fit(j)
+                if c >= 0:
+                    state.add(j, c, seed_c)
+        if state.count < count or state.transit < transit:
+            state.undo(0)
+        journal.clear()
+    state.journal = None
+
+
+def _improve_by_swaps(state: _Selection, order: list[int]) -> None:
+    """Give up one station for two or more others while that pays, in place.
+
+    Full passes, worst-ranked station first, until no swap adds a station: the result
+    is a local optimum of this move. Transit stations are never given up; a seed may
+    be, where another member re-centres the rest (:meth:`_Selection.remove`).
+    """
+    rank = state.rank
+    n = len(rank)
+    gap = state.rules.cluster_gap_m
+    cap = state.rules.max_per_cluster
+    cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
+    state.journal = journal = []
+    improved = True
+    while improved:
+        improved = False
+        todo = [i for i in reversed(order) if cluster_of[i] and not state.exempt[i]]
+        for b in todo:
+            c = cluster_of[b]
+            if not c:
+                continue
+            freed = {
+                j
+                for k in range(ptr[b], ptr[b + 1])
+                if dist[k] < gap and not cluster_of[(j := nb[k])] and rank[j] < n
+            }
+            if cap and state.sizes[c] >= cap:  # room in the cluster: its capped candidates
+                seed = state.seeds[c]
+                freed.update(
+                    j
+                    for k in range(ptr[seed], ptr[seed + 1])
+                    if dist[k] < gap and not cluster_of[(j := nb[k])] and rank[j] < n
+                )
+            if len(freed) < 2:
+                continue
+            count = state.count
+            gone = state.remove(b)
+            if len(gone) > 1:  # the cluster would fall apart: not this move
+                state.undo(0)
+                journal.clear()
+                continue
+            for j in sorted(freed, key=rank.__getitem__):
+                c_j, seed_j, _, _ = state.fit(j)
+                if c_j >= 0:
+                    state.add(j, c_j, seed_j)
+            if state.count > count:
+                if not cluster_of[b]:
+                    c_b, seed_b, _, _ = state.fit(b)
+                    if c_b >= 0:
+                        state.add(b, c_b, seed_b)
+                improved = True
+            else:
+                state.undo(0)
+            journal.clear()
+    state.journal = None
 
 
 def selection_result(state: _Selection, order: list[int]) -> SpacingResult:
@@ -402,66 +660,6 @@ def selection_result(state: _Selection, order: list[int]) -> SpacingResult:
         conflict=np.asarray(state.conflict, np.int64),
         seed=seed & (cluster_of > 0),
     )
-
-
-def _improve_by_swaps(state: _Selection, order: list[int]) -> None:
-    n = len(state.cluster_of)
-    eligible = [False] * n
-    rank = [n] * n
-    for r, i in enumerate(order):
-        eligible[i] = True
-        rank[i] = r
-    gap = state.rules.cluster_gap_m
-    cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
-    reason, conflict = state.reason, state.conflict
-    improved = True
-    while improved:  # full passes until no swap pays: the result is a local optimum
-        improved = False
-        capped: dict[int, list[int]] = {}
-        if state.rules.max_per_cluster:
-            for i in order:
-                if reason[i] == CLUSTER_CAP:
-                    capped.setdefault(conflict[i], []).append(i)
-        todo = [i for i in reversed(order) if cluster_of[i]]  # worst-ranked first: given up first
-        for b in todo:
-            c = cluster_of[b]
-            if not c or state.exempt[b]:
-                continue
-            if state.seeds[c] == b and state.members[c] > 1:
-                continue
-            freed = []
-            for k in range(ptr[b], ptr[b + 1]):
-                j = nb[k]
-                if dist[k] < gap and not cluster_of[j] and eligible[j]:
-                    # A spacing rejection blocked by another station stays blocked.
-                    if reason[j] == SPACING and conflict[j] != b:
-                        continue
-                    freed.append(j)
-            freed.extend(j for j in capped.get(state.seeds[c], ()) if not cluster_of[j])
-            if len(set(freed)) < 2:
-                continue
-            freed = sorted(set(freed), key=rank.__getitem__)
-            saved = [(reason[j], conflict[j]) for j in freed]
-            state.remove(b)
-            added = []
-            for m, j in enumerate(freed):
-                if len(added) + len(freed) - m < 2:
-                    break  # too few left to make the swap pay
-                if state.try_add(j):
-                    added.append(j)
-            if len(added) >= 2:
-                state.try_add(b)  # records why b no longer fits (or keeps it if it does)
-                improved = True
-                continue
-            for j in reversed(added):
-                state.remove(j)
-            for j, (why, blocker) in zip(freed, saved, strict=True):
-                reason[j], conflict[j] = why, blocker
-            if state.seeds[c] == -2:  # b was a lone seed: restore its cluster
-                state.seeds[c] = b
-            cluster_of[b] = c
-            state.members[c] += 1
-            state.sizes[c] += 1
 
 
 def _renumber(cluster_of: np.ndarray, order: list[int]) -> np.ndarray:

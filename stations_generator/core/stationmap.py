@@ -78,11 +78,12 @@ class StationMapOptions:
         auto-tuned cap is still chosen by the greedy, so it keeps its meaning).
     time_limit_s : float
         The optimizer's budget (CP-SAT deterministic seconds, about wall seconds).
-    search_rounds : int
-        Rounds of local search after the greedy (:func:`.spacing.select_stations`'s
-        ``search_iterations``; 0 = off). Run once, under the cap in force: the auto-tuned
-        cap is chosen by the plain greedy, so it keeps its meaning. A count, not a clock,
-        so the map is the same on any machine.
+    search_rounds : int or None
+        Rounds of local search after the greedy and its swaps
+        (:func:`.spacing.select_stations`'s ``search_iterations``); None = the default
+        budget (:func:`.spacing.default_search_rounds`), 0 = off. Run once, under the cap
+        in force: the auto-tuned cap is chosen by the greedy with swaps, so it keeps its
+        meaning. A count, not a clock, so the map is the same on any machine.
     explain_optimal : bool
         With ``optimize``: add a candidate column ``in_optimal_map`` ("yes" / "no" /
         "unknown"): whether any map with the most stations could include it (another
@@ -100,7 +101,7 @@ class StationMapOptions:
     strict_priority: bool = False
     optimize: bool = False
     time_limit_s: float = DEFAULT_TIME_LIMIT_S
-    search_rounds: int = 0
+    search_rounds: int | None = None
     explain_optimal: bool = False
 
 
@@ -251,7 +252,12 @@ def build_station_map(
 
     def run(rules: SpacingRules) -> SpacingResult:
         return select_stations(
-            index, spacing_order, rules, transit, improve=not options.strict_priority
+            index,
+            spacing_order,
+            rules,
+            transit,
+            improve=not options.strict_priority,
+            search_iterations=0,
         )
 
     cap_trail: list[tuple[int, int]] = []
@@ -278,7 +284,7 @@ def build_station_map(
         rules, result = chosen
     else:
         rules, result = base_rules, run(base_rules)
-    if options.search_rounds > 0 and not options.strict_priority:
+    if options.search_rounds != 0 and not options.strict_priority:
         result = select_stations(
             index,
             spacing_order,
