@@ -352,7 +352,7 @@ def make_station_map(
     strict_priority: bool = False,
     optimize: bool = False,
     time_limit: float | None = None,
-    search: int = 0,
+    search: int | None = None,
     warn: Warn | None = None,
 ) -> StationMap:
     """Pick the vehicle stations: every ``generate`` option, with its default.
@@ -385,9 +385,10 @@ def make_station_map(
         the rules allow, never fewer than without it; ``summary()`` gives the proven bound.
     time_limit : float or None
         The solver's budget in deterministic seconds [default: 60]; only with ``optimize``.
-    search : int
-        Rounds of local search after the greedy, as ``generate --search`` (0 = off): more
-        stations under the same rules, the same map on every run.
+    search : int or None
+        Rounds of local search per greedy start, as ``generate --search``: more stations
+        under the same rules, the same map on every run [default: 4 per candidate, at
+        most 2000]; 0 = the greedy with its swaps only.
     warn : callable
         Receives warnings (data coverage, far below the game-size band).
 
@@ -400,9 +401,11 @@ def make_station_map(
     from .errors import InputError
     from .generate import build, select_catalogue
 
-    if isinstance(search, bool) or not isinstance(search, int) or search < 0:
+    if search is not None and (
+        isinstance(search, bool) or not isinstance(search, int) or search < 0
+    ):
         raise InputError(f"search must be a whole number of rounds >= 0, got {search!r}")
-    if search and strict_priority:
+    if search is not None and strict_priority:
         raise InputError("search re-packs the map and strict_priority forbids that; drop one")
     request = _request(
         category_files=osm.category_files,

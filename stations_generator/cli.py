@@ -338,11 +338,11 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
     "--search",
     "search_rounds",
     type=click.IntRange(min=0, max=1_000_000),
-    default=0,
-    show_default=True,
-    help="Rounds of local search after the greedy (re-packs clusters for more stations; "
-    "a count, so the map is reproducible). 2000 takes Sioux Falls from 105 to 112 stations "
-    "in ~0.3 s; 0 = plain greedy.",
+    default=None,
+    help="Rounds of local search per greedy start after the swaps (re-packs clusters for "
+    "more stations; a count, so the map is reproducible) [default: 4 per candidate, at most "
+    "2000: Sioux Falls 105 -> 114 stations, 98-99 % of the proven optima, ~1 s]; 0 = the "
+    "greedy with swaps only.",
 )
 @click.option(
     "--time-limit",
@@ -429,7 +429,7 @@ def generate(
         )
     if time_limit is not None and not optimize:
         raise click.UsageError("--time-limit is the --optimize budget; add --optimize")
-    if search_rounds and strict_priority:
+    if search_rounds is not None and strict_priority:
         raise click.UsageError(
             "--search re-packs the map and --strict-priority forbids that; drop one of them"
         )

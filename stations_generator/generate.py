@@ -67,7 +67,7 @@ class GenerateRequest:
     strict_priority: bool = False
     optimize: bool = False
     time_limit: float = DEFAULT_TIME_LIMIT_S
-    search_rounds: int = 0
+    search_rounds: int | None = None
     explain: bool = False
     html_map: bool = False
     map_name: str | None = None
