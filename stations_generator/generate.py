@@ -392,6 +392,12 @@ def summary_lines(result: StationMap) -> list[str]:
         trail = ", ".join(f"{c}→{n}" for c, n in result.cap_trail)
         cap += f" (auto-tuned to the {result.game_size} band {band}: {trail})"
     lines.append(f"Cluster radius: {rules.cluster_radius_m:g} m; cap per cluster: {cap}")
+    if result.search is not None:
+        before, rounds = result.search
+        lines.append(
+            f"Local search: {before} → {len(stations)} stations ({rounds} rounds per greedy "
+            "start; --search 0 skips it)"
+        )
     within, between = _closest(result)
     fmt = lambda d: "none this close" if d is None else f"{d:.1f} m"  # noqa: E731
     if within is None and len(stations) and result.cluster_count == len(stations):

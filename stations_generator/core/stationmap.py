@@ -28,7 +28,13 @@ from .gamesize import GAME_SIZES, HIDING_RADIUS_M, STATION_BANDS, infer_game_siz
 from .geodesy import LocalFrame, geodesic_area_km2
 from .optimize import DEFAULT_TIME_LIMIT_S, OptimizeResult, explain_optimal, optimize_stations
 from .ranking import rank_order
-from .spacing import NeighbourIndex, SpacingResult, SpacingRules, select_stations
+from .spacing import (
+    NeighbourIndex,
+    SpacingResult,
+    SpacingRules,
+    default_search_rounds,
+    select_stations,
+)
 
 EXCLUDED = "excluded"
 DUPLICATE = "duplicate"
@@ -123,6 +129,8 @@ class StationMap:
     #: Options recorded in the outputs' metadata (playing hours and days), set by the caller.
     settings: dict[str, str] = field(default_factory=dict)
     optimization: OptimizeResult | None = None
+    #: The local search: (stations before it, rounds per start); None when it did not run.
+    search: tuple[int, int] | None = None
 
     @property
     def cluster_count(self) -> int:
@@ -284,14 +292,19 @@ def build_station_map(
         rules, result = chosen
     else:
         rules, result = base_rules, run(base_rules)
+    search = None
     if options.search_rounds != 0 and not options.strict_priority:
+        rounds = options.search_rounds
+        if rounds is None:
+            rounds = default_search_rounds(len(spacing_order))
+        search = (result.count, rounds)
         result = select_stations(
             index,
             spacing_order,
             rules,
             transit,
             improve=True,
-            search_iterations=options.search_rounds,
+            search_iterations=rounds,
         )
     optimization = None
     in_optimal = None
@@ -342,4 +355,5 @@ def build_station_map(
         cap_trail=cap_trail,
         exclusions=list(exclusions),
         optimization=optimization,
+        search=search,
     )
