@@ -364,7 +364,7 @@ def summary_lines(result: StationMap) -> list[str]:
     ]
     if result.optimization is not None:
         opt = result.optimization
-        lines.append(f"Optimized: {opt.summary()}; the greedy alone had {opt.greedy_count}")
+        lines.append(f"Optimized: {opt.summary()}; without the solver {opt.greedy_count}")
         if "in_optimal_map" in cands.columns:
             rej = cands.loc[cands["status"] == "rejected", "in_optimal_map"].value_counts()
             lines.append(
@@ -393,9 +393,9 @@ def summary_lines(result: StationMap) -> list[str]:
         cap += f" (auto-tuned to the {result.game_size} band {band}: {trail})"
     lines.append(f"Cluster radius: {rules.cluster_radius_m:g} m; cap per cluster: {cap}")
     if result.search is not None:
-        before, rounds = result.search
+        before, after, rounds = result.search
         lines.append(
-            f"Local search: {before} → {len(stations)} stations ({rounds} rounds per greedy "
+            f"Local search: {before} → {after} stations ({rounds} rounds per greedy "
             "start; --search 0 skips it)"
         )
     within, between = _closest(result)

@@ -583,6 +583,9 @@ def _search(
             ]
         if not targets:
             continue
+        # Rank order, not neighbour-list order (which follows the input order): which
+        # member re-seeds a cluster depends on the order its stations go.
+        targets.sort(key=rank.__getitem__)
         removed: list[int] = []
         for i in targets:
             if cluster_of[i]:

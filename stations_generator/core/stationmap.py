@@ -129,8 +129,8 @@ class StationMap:
     #: Options recorded in the outputs' metadata (playing hours and days), set by the caller.
     settings: dict[str, str] = field(default_factory=dict)
     optimization: OptimizeResult | None = None
-    #: The local search: (stations before it, rounds per start); None when it did not run.
-    search: tuple[int, int] | None = None
+    #: The local search: (stations before, after, rounds per start); None if it did not run.
+    search: tuple[int, int, int] | None = None
 
     @property
     def cluster_count(self) -> int:
@@ -297,7 +297,7 @@ def build_station_map(
         rounds = options.search_rounds
         if rounds is None:
             rounds = default_search_rounds(len(spacing_order))
-        search = (result.count, rounds)
+        before = result.count
         result = select_stations(
             index,
             spacing_order,
@@ -306,6 +306,7 @@ def build_station_map(
             improve=True,
             search_iterations=rounds,
         )
+        search = (before, result.count, rounds)
     optimization = None
     in_optimal = None
     if options.optimize:
