@@ -176,9 +176,12 @@ def pools(sioux_candidates, catalogue):
     radius=st.floats(0, 2000),
     cap=st.integers(0, 5),
     strict=st.booleans(),
+    # The local search's rounds: none, a few, the default (None); test_spacing_search.py
+    # covers more.
+    rounds=st.sampled_from([0, 60, None]),
 )
 def test_properties_on_real_subsets(
-    pools, sioux_area, which, frac, seed, spacing, gap_extra, radius, cap, strict
+    pools, sioux_area, which, frac, seed, spacing, gap_extra, radius, cap, strict, rounds
 ):
     pool = pools[which]
     area = sioux_area if which == "sioux" else pools["helsinki_area"]
@@ -192,6 +195,7 @@ def test_properties_on_real_subsets(
         cluster_radius_m=radius,
         max_per_cluster=cap,
         strict_priority=strict,
+        search_rounds=None if strict else rounds,
     )
     result = build_station_map(area, subset, options)
     # Both rules hold.
