@@ -59,6 +59,7 @@ from .spacing import (
     SpacingResult,
     SpacingRules,
     _Selection,
+    _settle,
     select_stations,
     selection_result,
 )
@@ -784,7 +785,5 @@ def _as_result(
         for m in members:
             if m != seed:
                 state.add(m, c)
-    for i in order:
-        if not state.cluster_of[i]:
-            state.try_add(i)
+    _settle(state, order)
     return selection_result(state, order)

@@ -35,6 +35,9 @@ SPACING = "spacing"
 GAP = "gap"
 CLUSTER_CAP = "cluster_cap"
 REASONS = (SPACING, GAP, CLUSTER_CAP)
+# Internal: beyond the cluster radius (reported as GAP). The one rejection that adding
+# stations can lift, since a new member may be a seed that reaches the candidate.
+_RADIUS = "radius"
 
 
 @dataclass(frozen=True)
@@ -195,11 +198,11 @@ class _Selection:
         self.sizes: list[int] = [0]  # non-exempt members per cluster
         self.mem: list[list[int]] = [[]]  # members per cluster, in joining order
         self.count = 0  # stations
-        self.transit = 0  # cap-exempt stations
         self.journal: list[tuple[int, int, int, int]] | None = None
         # Per candidate: stations closer than the gap, and closer than the spacing.
         self.near = [0] * n
         self.close = [0] * n
+        self.radius_missed: set[int] = set()  # rejected for the radius by try_add
 
     def distance(self, i: int, j: int) -> float:
         grid = math.hypot(self.x[i] - self.x[j], self.y[i] - self.y[j])
@@ -276,7 +279,7 @@ class _Selection:
         if self.distance(i, seed) > rules.cluster_radius_m:
             seed = self.centre([*self.mem[c0], i])  # re-seeding
             if seed < 0:
-                return -1, -1, GAP, j0
+                return -1, -1, _RADIUS, j0
         cap = rules.max_per_cluster
         if cap and not self.exempt[i] and self.sizes[c0] >= cap:
             return -1, -1, CLUSTER_CAP, self.seeds[c0]
@@ -300,9 +303,7 @@ class _Selection:
         self.mem[c].append(i)
         self._mark(i, 1)
         self.count += 1
-        if self.exempt[i]:
-            self.transit += 1
-        else:
+        if not self.exempt[i]:
             self.sizes[c] += 1
         if journal is not None:
             journal.append((_ADD, i, c, 0))
@@ -340,9 +341,7 @@ class _Selection:
         self.cluster_of[i] = 0
         self._mark(i, -1)
         self.count -= 1
-        if self.exempt[i]:
-            self.transit -= 1
-        else:
+        if not self.exempt[i]:
             self.sizes[c] -= 1
         if self.journal is not None:
             self.journal.append((_REMOVE, i, c, pos))
@@ -359,18 +358,14 @@ class _Selection:
                 cluster_of[a] = 0
                 self._mark(a, -1)
                 self.count -= 1
-                if exempt[a]:
-                    self.transit -= 1
-                else:
+                if not exempt[a]:
                     self.sizes[b] -= 1
             elif op == _REMOVE:
                 self.mem[b].insert(pos, a)
                 cluster_of[a] = b
                 self._mark(a, 1)
                 self.count += 1
-                if exempt[a]:
-                    self.transit += 1
-                else:
+                if not exempt[a]:
                     self.sizes[b] += 1
             elif op == _SEED:
                 self.seeds[a] = b
@@ -383,6 +378,9 @@ class _Selection:
         """Add ``i`` if it fits; otherwise record why not. Returns whether it was added."""
         c, seed, why, blocker = self.fit(i)
         if c < 0:
+            if why == _RADIUS:
+                self.radius_missed.add(i)
+                why = GAP
             self.reason[i] = why
             self.conflict[i] = blocker
             return False
@@ -461,6 +459,7 @@ def select_stations(
     order_list = np.asarray(order, np.int64).tolist()
     if not improve or not n:
         state = _greedy(index, rules, exempt, order_list, order_list)
+        _settle(state, order_list, full=False)
         return selection_result(state, order_list)
     rounds = (
         default_search_rounds(len(order_list)) if search_iterations is None else search_iterations
@@ -473,7 +472,7 @@ def select_stations(
     crowd = _crowding(index, rules, order_list)
     starts = [order_list]
     if rounds and len(order_list) <= MULTI_START_MAX:
-        starts = _start_orders(index, order_list, crowd)
+        starts = _start_orders(index, order_list, crowd, exempt)
     blocks = min(SEARCH_BLOCKS, rounds)
     for s, start in enumerate(starts):
         state = _greedy(index, rules, exempt, order_list, start)
@@ -504,25 +503,50 @@ def _greedy(
     return state
 
 
-def _settle(state: _Selection, order: list[int]) -> None:
-    """Offer every non-station again in rank order: adds what fits, records why the rest do not.
+def _settle(state: _Selection, order: list[int], full: bool = True) -> None:
+    """Make the map maximal and every reason current, in place.
 
-    Adding stations only ever makes a rule harder to meet, so every reason recorded
-    here still holds at the end and the map is maximal.
+    With ``full``, every non-station is offered again in rank order (adding what fits,
+    recording why the rest do not), as after the swaps and the search, which leave
+    reasons stale. Adding stations only ever makes the spacing, the gap and the cap
+    harder to meet, so those reasons hold to the end; a candidate beyond the cluster
+    radius, though, may be reached by a seed that joined later (re-seeding), so those
+    are offered again, in rank order, until a pass adds nothing.
     """
-    for i in order:
-        if not state.cluster_of[i]:
-            state.try_add(i)
+    cluster_of, rank = state.cluster_of, state.rank
+    if full:
+        state.radius_missed = set()
+        for i in order:
+            if not cluster_of[i]:
+                state.try_add(i)
+    while state.radius_missed:
+        retry = sorted(state.radius_missed, key=rank.__getitem__)
+        state.radius_missed = set()
+        added = False
+        for i in retry:
+            if not cluster_of[i]:
+                added |= state.try_add(i)
+        if not added:
+            break
 
 
-def _start_orders(index: NeighbourIndex, order: list[int], crowd: list[int]) -> list[list[int]]:
-    """The three greedy starts: rank order, fewest rivals within the gap, least crowded."""
+def _start_orders(
+    index: NeighbourIndex, order: list[int], crowd: list[int], exempt: np.ndarray
+) -> list[list[int]]:
+    """The three greedy starts: rank order, fewest rivals within the gap, least crowded.
+
+    Transit (cap-exempt) candidates come first in rank order in each, so every start
+    keeps the transit stations the rank-order greedy keeps (transit ranks first).
+    """
     rank = {i: r for r, i in enumerate(order)}
     rivals = np.diff(index.indptr).tolist()
+    transit = exempt.tolist()
+    first = [i for i in order if transit[i]]
+    rest = [i for i in order if not transit[i]]
     return [
         order,
-        sorted(order, key=lambda i: (rivals[i], rank[i])),
-        sorted(order, key=lambda i: (crowd[i], rank[i])),
+        first + sorted(rest, key=lambda i: (rivals[i], rank[i])),
+        first + sorted(rest, key=lambda i: (crowd[i], rank[i])),
     ]
 
 
@@ -545,11 +569,12 @@ def _search(
     order does not matter) and gives up either every cluster with a station within
     the gap of ``s`` or only the stations within a random reach (between the minimum
     spacing and the gap) of it; a cluster that loses its seed re-seeds or goes whole.
-    Then it offers every eligible candidate within the gap of a given-up station again,
-    shuffled, in noisy rank order or least crowded first (``crowd``: eligible candidates
-    closer than the minimum spacing, see :func:`_crowding`). Rounds that end with fewer
-    stations, or fewer transit stations, are undone; ties are kept (walking plateaus
-    is what finds the better maps). Every rule holds by construction (:meth:`fit`).
+    Transit (cap-exempt) stations are never given up: a round that would take one with
+    a falling cluster is not played. Then it offers every eligible candidate within the
+    gap of a given-up station again, shuffled, in noisy rank order or least crowded
+    first (``crowd``: eligible candidates closer than the minimum spacing, see
+    :func:`_crowding`). Rounds that end with fewer stations are undone; ties are kept
+    (walking plateaus is what finds the better maps). Every rule holds by construction (:meth:`fit`).
     Returns the candidates that are stations now and were not before, or the reverse.
     """
     import random
@@ -564,10 +589,11 @@ def _search(
     gap, spacing = rules.cluster_gap_m, rules.min_spacing_m
     cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
     noise = max(1.0, len(order) / 3)
+    exempt = state.exempt
     state.journal = journal = []
     for _ in range(iterations):
         s = order[rng.randrange(len(order))]
-        count, transit = state.count, state.transit
+        count = state.count
         if rng.random() < 0.5:
             clusters = {cluster_of[s]} if cluster_of[s] else set()
             for k in range(ptr[s], ptr[s + 1]):
@@ -585,11 +611,15 @@ def _search(
             continue
         # Rank order, not neighbour-list order (which follows the input order): which
         # member re-seeds a cluster depends on the order its stations go.
-        targets.sort(key=rank.__getitem__)
+        targets = sorted((i for i in targets if not exempt[i]), key=rank.__getitem__)
         removed: list[int] = []
         for i in targets:
             if cluster_of[i]:
                 removed.extend(state.remove(i))
+        if any(exempt[i] for i in removed):  # a cluster fell apart around a transit station
+            state.undo(0)
+            journal.clear()
+            continue
         free_set = set(removed)
         for i in removed:
             for k in range(ptr[i], ptr[i + 1]):
@@ -610,7 +640,7 @@ def _search(
                 c, seed_c = state.fits(j)
                 if c >= 0:
                     state.add(j, c, seed_c)
-        if state.count < count or state.transit < transit:
+        if state.count < count:
             state.undo(0)
         else:
             for op, a, _, _ in journal:
