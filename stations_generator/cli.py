@@ -341,7 +341,7 @@ def _parse_date(_ctx, _param, value: str | None) -> dt.date | None:
     default=None,
     help="Rounds of local search per greedy start after the swaps (re-packs clusters for "
     "more stations; a count, so the map is reproducible) [default: 4 per candidate, at most "
-    "2000: Sioux Falls 105 -> 114 stations, 98-99 % of the proven optima, ~1 s]; 0 = the "
+    "2000: Sioux Falls 105 -> 113 stations, 98-99 % of the proven optima, ~1 s]; 0 = the "
     "greedy with swaps only.",
 )
 @click.option(
