@@ -485,6 +485,7 @@ def select_stations(
         if best is None or key < best_key:
             best, best_key = state, key
     assert best is not None
+    _improve_ranks(best, order_list)
     _settle(best, order_list)
     return selection_result(best, order_list)
 
@@ -711,6 +712,62 @@ def _improve_by_swaps(state: _Selection, order: list[int], changed: set[int] | N
                 state.undo(0)
             journal.clear()
         todo = _near(state, swapped) if swapped else []
+    state.journal = None
+
+
+def _improve_ranks(state: _Selection, order: list[int]) -> None:
+    """Trade stations for better-ranked candidates where the count holds, in place.
+
+    The second part of the objective (the most stations, then the best ranks, so a museum
+    beats a fuel station where the count ties): give up one station, offer the
+    candidates within the gap of it in rank order, and keep the change if the map has as
+    many stations and a lower sum of ranks. Passes, worst-ranked station first, until none
+    pays; the sum falls with every change, so it ends. Transit stations stay.
+    """
+    rank = state.rank
+    n = len(rank)
+    gap = state.rules.cluster_gap_m
+    cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
+    state.journal = journal = []
+    improved = True
+    while improved:
+        improved = False
+        for b in [i for i in reversed(order) if cluster_of[i] and not state.exempt[i]]:
+            if not cluster_of[b]:
+                continue
+            better = [
+                j
+                for k in range(ptr[b], ptr[b + 1])
+                if dist[k] < gap and not cluster_of[(j := nb[k])] and rank[j] < rank[b]
+            ]
+            if not better:
+                continue
+            count = state.count
+            if len(state.remove(b)) > 1:
+                state.undo(0)
+                journal.clear()
+                continue
+            freed = {
+                j
+                for k in range(ptr[b], ptr[b + 1])
+                if dist[k] < gap and not cluster_of[(j := nb[k])] and rank[j] < n
+            }
+            for j in sorted(freed | {b}, key=rank.__getitem__):
+                if not cluster_of[j]:
+                    c_j, seed_j = state.fits(j)
+                    if c_j >= 0:
+                        state.add(j, c_j, seed_j)
+            delta = 0
+            for op, a, _, _ in journal:
+                if op == _ADD:
+                    delta += rank[a]
+                elif op == _REMOVE:
+                    delta -= rank[a]
+            if state.count >= count and delta < 0:
+                improved = True
+            else:
+                state.undo(0)
+            journal.clear()
     state.journal = None
 
 
