@@ -214,12 +214,12 @@ def test_station_map_works_offline_in_chromium(site, browser, tmp_path):
 
     # One Leaflet marker element per station.
     pins = page.locator(f".leaflet-marker-icon.{PIN_CLASS}")
-    assert pins.count() == len(stations) == 105
+    assert pins.count() == len(stations) == 113
     assert page.evaluate("window.stationMap.stations.getLayers().length") == len(stations)
 
     # Legend and layer control.
     assert page.locator(f"#{LEGEND_ID}").is_visible()
-    assert "105 stations" in page.locator(f"#{LEGEND_ID}").inner_text()
+    assert "113 stations" in page.locator(f"#{LEGEND_ID}").inner_text()
     overlays = page.locator(".leaflet-control-layers-overlays label").all_inner_texts()
     overlays = [o.strip() for o in overlays]
     assert "Hiding zones (402 m)" in overlays

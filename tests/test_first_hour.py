@@ -80,7 +80,7 @@ def test_quick_start_first_run_is_clean(tmp_path):
     result = run("generate", SIOUX, "--osm", POIS, "--water", WATER, "-o", tmp_path / "out")
     assert result.exit_code == 0, result.output
     assert "warning" not in result.stderr
-    assert result.stderr.startswith("Stations: 105 in 84 clusters")
+    assert result.stderr.startswith("Stations: 113 in 84 clusters")
     for zone in sorted((REPO / "zones").glob("*.geojson")):
         for feature in json.loads(zone.read_text("utf-8"))["features"]:
             assert feature["geometry"]["type"] in ("Polygon", "MultiPolygon"), zone.name
@@ -136,7 +136,7 @@ def test_far_below_the_game_size_band_says_what_would_help(tmp_path):
         assert hint in warning
     # 25 of 30 is below the band, not far below: the cap line already says it.
     near = run("generate", LIECHTENSTEIN, "--osm", EXTRACT, "-o", tmp_path / "near")
-    assert "Stations: 25 in" in near.stderr and "warning" not in near.stderr
+    assert "Stations: 27 in" in near.stderr and "warning" not in near.stderr
 
 
 def test_summary_with_one_station_per_cluster(tmp_path):
@@ -269,7 +269,7 @@ def test_status_lines_on_a_terminal_only(liechtenstein_map, tmp_path, monkeypatc
                  "Building the road graph…", "Timing 10 drives…", "Drawing calibration.png…"):  # fmt: skip
         assert f"\r{step}" in tty.stderr  # (click drops the erase-line code off a terminal)
     assert tty.stderr.count("\r") >= 8  # each line drawn, then cleared before the results
-    route = run("route", "Schaan-Vaduz", "Landesmuseum", "--map", liechtenstein_map,
+    route = run("route", "Schaan-Vaduz", "Walsermuseum", "--map", liechtenstein_map,
                 "--osm", EXTRACT)  # fmt: skip
     assert route.exit_code == 0, route.output
     assert "\rTiming the drives…" in route.stderr

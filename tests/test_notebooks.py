@@ -236,20 +236,20 @@ def test_generate_play_area(generate_play_area):
     assert "649 OSM objects, 296 water areas -> 648 candidates in the play area" in text
     # The same summary as the command line's (the README's quick start).
     assert (
-        "Stations: 105 in 84 clusters, from 648 candidates "
-        "(rejected: 313 gap, 135 spacing, 90 duplicate, 5 cluster_cap)"
+        "Stations: 113 in 84 clusters, from 648 candidates "
+        "(rejected: 301 gap, 137 spacing, 90 duplicate, 7 cluster_cap)"
     ) in text
-    assert "Closest stations: 301.7 m within a cluster (rule ≥ 300 m)" in text
+    assert "Closest stations: 304.4 m within a cluster (rule ≥ 300 m)" in text
     # The cluster map: one offline page holding every station.
     (page,) = _maps(nb)
-    assert "105 stations" in page and "Rejected candidates" in page
+    assert "113 stations" in page and "Rejected candidates" in page
     assert not re.search(r"<script[^>]*\bsrc=|<link\b", page)
     # The plot.
     assert len(_outputs(nb, "image/png")) == 1
     # The exports, read back.
     assert (
-        "stations.geojson read back: 105 stations; stations.kml: 106 placemarks; "
-        "stations.csv: 105 rows"
+        "stations.geojson read back: 113 stations; stations.kml: 114 placemarks; "
+        "stations.csv: 113 rows"
     ) in text
 
 
@@ -257,12 +257,12 @@ def test_generate_play_area(generate_play_area):
 def test_generate_play_area_sweep(generate_play_area):
     """Each option's sweep passes through the defaults, and moves the count the right way."""
     _, probed = generate_play_area
-    assert probed["stations"] == 105
+    assert probed["stations"] == 113
     by_option: dict[str, dict[int, int]] = {}
     for row in probed["sweep"]:
         by_option.setdefault(row["option"], {})[row["value"]] = row["stations"]
-    assert by_option["min_spacing"][300] == by_option["cluster_gap"][1000] == 105
-    assert by_option["max_per_cluster"][2] == 105
+    assert by_option["min_spacing"][300] == by_option["cluster_gap"][1000] == 113
+    assert by_option["max_per_cluster"][2] == 113
     for option in ("min_spacing", "cluster_gap"):
         counts = [n for _, n in sorted(by_option[option].items())]
         assert counts == sorted(counts, reverse=True), (option, counts)

@@ -40,7 +40,7 @@ def test_osm_relation_matches_the_extract(services, tmp_path):
     running, env = services
     online = _run("generate", "--osm-relation", LIECHTENSTEIN_RELATION, "-o", "online", env=env)
     assert online.exit_code == 0, online.output
-    assert "Stations: 25 in 21 clusters" in online.output
+    assert "Stations: 27 in 21 clusters" in online.output
     # First the relation's geometry, then one batched query over that polygon.
     first, second = running.overpass_queries
     assert first == f"[out:json][timeout:180];\nrelation({LIECHTENSTEIN_RELATION});\nout geom;\n"
@@ -116,7 +116,7 @@ def test_place_matches_the_play_area_file(services, tmp_path):
         assert (tmp_path / "online" / name).read_bytes() == (
             tmp_path / "offline" / name
         ).read_bytes()
-    assert "Stations: 105 in 84 clusters" in online.output
+    assert "Stations: 113 in 84 clusters" in online.output
 
     # The answer is cached in the user cache folder, not ./cache; osmnx's settings are untouched.
     assert not (tmp_path / "cache").exists()
