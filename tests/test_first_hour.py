@@ -80,7 +80,7 @@ def test_quick_start_first_run_is_clean(tmp_path):
     result = run("generate", SIOUX, "--osm", POIS, "--water", WATER, "-o", tmp_path / "out")
     assert result.exit_code == 0, result.output
     assert "warning" not in result.stderr
-    assert result.stderr.startswith("Stations: 113 in 84 clusters")
+    assert result.stderr.startswith("Stations: 113 in 85 clusters")
     for zone in sorted((REPO / "zones").glob("*.geojson")):
         for feature in json.loads(zone.read_text("utf-8"))["features"]:
             assert feature["geometry"]["type"] in ("Polygon", "MultiPolygon"), zone.name

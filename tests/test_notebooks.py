@@ -236,10 +236,10 @@ def test_generate_play_area(generate_play_area):
     assert "649 OSM objects, 296 water areas -> 648 candidates in the play area" in text
     # The same summary as the command line's (the README's quick start).
     assert (
-        "Stations: 113 in 84 clusters, from 648 candidates "
-        "(rejected: 301 gap, 137 spacing, 90 duplicate, 7 cluster_cap)"
+        "Stations: 113 in 85 clusters, from 648 candidates "
+        "(rejected: 306 gap, 137 spacing, 90 duplicate, 2 cluster_cap)"
     ) in text
-    assert "Closest stations: 304.4 m within a cluster (rule ≥ 300 m)" in text
+    assert "Closest stations: 305.5 m within a cluster (rule ≥ 300 m)" in text
     # The cluster map: one offline page holding every station.
     (page,) = _maps(nb)
     assert "113 stations" in page and "Rejected candidates" in page
