@@ -24,7 +24,7 @@ OPTIMUM = {(402, 2): 115, (402, 0): 129, (1000, 0): 186, (1000, 2): 132}
 # What the default search reaches (measured; asserted exactly so a regression shows).
 REACHED = {(402, 2): 113, (402, 0): 128, (1000, 0): 183, (1000, 2): 130}
 # And the greedy with its swaps alone (search_rounds=0).
-SWAPS_ONLY = {(402, 2): 105, (402, 0): 118, (1000, 0): 169, (1000, 2): 120}
+SWAPS_ONLY = {(402, 2): 105, (402, 0): 118, (1000, 0): 170, (1000, 2): 120}
 # Issue 12: the default map holds at least 98 % of the most stations the rules allow.
 TARGET_SHARE = 0.98
 
