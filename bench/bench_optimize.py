@@ -3,7 +3,8 @@
 Cases: the four Sioux Falls settings of issue 12 (the bundled fixture), Liechtenstein
 (the 2013 extract in tests/data/osm-extracts with zones/liechtenstein.geojson), and the
 Sioux Falls candidates tiled to 10k (as in bench_spacing.py; say so when quoting).
-Prints one JSON line per case: greedy stations and time, optimized stations, the
+Prints one JSON line per case: "greedy" is the default map without the solver (the
+greedy with its swaps and the local search, as plain ``generate``) with its time, then optimized stations, the
 proven bound and gap, and the optimizer's wall time (CP-SAT's deterministic-time
 budget is ``--time-limit``; wall time follows machine load).
 
@@ -131,7 +132,7 @@ def _tiled_case(name, n, radius, cap, limit):
     rules = SpacingRules(cluster_radius_m=radius, max_per_cluster=cap)
     transit = cands["transit"].to_numpy(bool)
     t0 = time.perf_counter()
-    greedy = select_stations(index, order, rules, transit, improve=True)
+    greedy = select_stations(index, order, rules, transit, improve=True, search_iterations=None)
     t1 = time.perf_counter()
     opt = optimize_stations(index, order, rules, transit, time_limit_s=limit, start=greedy)
     t2 = time.perf_counter()

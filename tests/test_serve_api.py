@@ -147,6 +147,23 @@ def test_exclusions_drop_every_station_inside_as_the_cli_does(client, tmp_path):
     assert answer.content == (tmp_path / "out" / "stations.geojson").read_bytes()
 
 
+def test_search_rounds_from_the_page_match_the_cli(client, tmp_path):
+    """The local search's budget is a page setting: same map as generate --search, and the
+    CLI's refusal of --search with --strict-priority in the CLI's words."""
+    answer = client.post("/api/stationmap/file/stations.geojson", json=sioux_body(search_rounds=0))
+    assert answer.status_code == 200, answer.text
+    generate(tmp_path, SIOUX_AREA, "--search", "0")
+    assert answer.content == (tmp_path / "stations.geojson").read_bytes()
+    default = client.post("/api/stationmap/file/stations.geojson", json=sioux_body())
+    assert len(default.json()["features"]) > len(answer.json()["features"])
+    message = _error(
+        client.post("/api/stationmap", json=sioux_body(search_rounds=5, strict_priority=True))
+    )
+    assert (
+        message == "--search re-packs the map and --strict-priority forbids that; drop one of them"
+    )
+
+
 @pytest.mark.parametrize(
     "settings, flags",
     [

@@ -31,6 +31,7 @@ PAGE_OPTIONS = (
     "no_transit",
     "no_water_subtract",
     "strict_priority",
+    "search_rounds",
     "optimize",
     "time_limit",
     "explain",

@@ -342,6 +342,11 @@ class StationMapService:
             exclusions = [
                 parse_polygons(exclusions_raw, "the exclusions", console.warn, min_area_km2=0)
             ]
+        if values["search_rounds"] is not None and values["strict_priority"]:
+            # The CLI's usage check, in its words.
+            raise InputError(
+                "--search re-packs the map and --strict-priority forbids that; drop one of them"
+            )
         from ..core.optimize import DEFAULT_TIME_LIMIT_S
 
         request = gen.GenerateRequest(
@@ -361,6 +366,7 @@ class StationMapService:
             play_date=values["play_date"],
             water_subtract=not values["no_water_subtract"],
             strict_priority=values["strict_priority"],
+            search_rounds=values["search_rounds"],
             optimize=values["optimize"],  # time_limit: the CLI's --time-limit default
             time_limit=(
                 DEFAULT_TIME_LIMIT_S if values["time_limit"] is None else values["time_limit"]
