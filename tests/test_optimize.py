@@ -159,7 +159,7 @@ def test_cli_optimize_is_byte_identical_and_reports_the_proof(tmp_path):
         args = ["generate", str(ZONE), *OFFLINE, "-o", str(out), "--optimize"]
         result = runner.invoke(main, args, catch_exceptions=False)
         assert result.exit_code == 0, result.stderr
-        assert "Optimized: 115 stations, optimal; without the solver 114" in result.stderr
+        assert "Optimized: 115 stations, optimal; without the solver 113" in result.stderr
         outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
     assert outputs[0] == outputs[1]
     assert b'"optimal":true' in outputs[0]["stations.geojson"]

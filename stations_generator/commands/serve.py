@@ -124,6 +124,9 @@ def serve(
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        # Listen before printing the address: a client that connects as soon as it reads
+        # the line waits in the backlog until the app is up, instead of being refused.
+        sock.listen(2048)
     except OSError as exc:
         raise InputError(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port"
