@@ -96,23 +96,23 @@ def location_index(path: Path) -> Iterator[str]:
 
 
 def _main_pass(
-    source, index, manager, way_ids: set[int], exact_pairs: list[tuple[str, str]]
+    source, index, manager, way_ids: osmium.IdTracker, exact_pairs: list[tuple[str, str]]
 ) -> Iterator[Any]:
     """Pass 2: nodes and ways with node locations, and the assembled areas.
 
-    Only the ways of ``way_ids`` go on past the location handler, so the assembler
-    builds areas of those alone (pyosmium's ``with_areas`` hands it every closed way
-    -- every building -- before any filter); of the nodes only those with an exact
-    tag come out.
+    Only the ways of ``way_ids`` get past the first filter: the location handler
+    looks up the nodes of those alone, and the assembler builds areas of those alone
+    (pyosmium's ``with_areas`` hands it every closed way -- every building -- before
+    any filter); of the nodes only those with an exact tag come out.
     """
     locations = osmium.NodeLocationsForWays(index)
     locations.ignore_errors()
-    ways = osmium.filter.IdFilter(way_ids)
+    ways = way_ids.id_filter()
     ways.enable_for(osmium.osm.WAY)
     nodes = osmium.filter.TagFilter(*exact_pairs) if exact_pairs else None
     tail = [nodes] if nodes is not None else [osmium.filter.EntityFilter(osmium.osm.WAY)]
     tail[0].enable_for(osmium.osm.NODE)
-    handlers: list[Any] = [locations, ways]
+    handlers: list[Any] = [ways, locations]
     buffer = None
     if manager is not None:
         # Areas (way or relation) keep the filter the readers give them: an exact tag.
@@ -188,12 +188,14 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
     first = first.with_filter(rels)
     if manager is not None:
         first = first.with_filter(manager.first_pass_handler())
-    way_ids: set[int] = set()
+    # Ids in C++ (the main pass filters ways by it): a relation's members are added
+    # without a Python loop over them; only its way ids matter.
+    way_ids = osmium.IdTracker()
     for obj in X._iterate(first, path):
         if obj.is_way():
-            way_ids.add(obj.id)
+            way_ids.add_way(obj.id)
         else:  # an area relation: its member ways go to the assembler
-            way_ids.update(m.ref for m in obj.members if m.type == "w")
+            way_ids.add_references(obj)
     if rels.error is not None:
         raise rels.error
     out_points: list[OsmElement] = []
@@ -250,7 +252,8 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
         if not kept:
             return
         try:
-            geom = shapely.from_wkb(factory.create_multipolygon(area))
+            # osmium writes hex WKB; GEOS parses binary WKB much faster than hex.
+            geom = shapely.from_wkb(bytes.fromhex(factory.create_multipolygon(area)))
         except (RuntimeError, ValueError, shapely.errors.GEOSException):
             return
         geom = X._polygonal(geom)
@@ -291,7 +294,8 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
         needed_ways.update(w for _, _, ws, _ in kept for w in ws)
 
     resolve_needed()
-    way_ids |= needed_ways
+    for wid in needed_ways:
+        way_ids.add_way(wid)
     index = osmium.index.create_map(storage)
     main = _main_pass(source, index, manager, way_ids, exact_pairs)
     for obj in X._iterate(main, path):
