@@ -18,7 +18,7 @@ import osmium
 import osmium.filter
 
 from ..core.shapes import distance_m
-from .extracts import _iterate, _open
+from .extracts import _all, _iterate, _open, _tags
 
 TRANSIT_ROUTES = ("train", "subway", "light_rail", "tram", "bus", "trolleybus", "monorail", "ferry")
 SERVED_WITHIN_M = 100.0  # a stop position or platform this close belongs to the station
@@ -51,12 +51,12 @@ def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Rou
         osmium.filter.TagFilter(("type", "route"))
     )
     for obj in _iterate(routes, path):
-        tags = {t.k: t.v for t in obj.tags}
+        tags = _tags(obj)
         if tags.get("type") != "route" or tags.get("route") not in kinds:
             continue
         nodes = [
             m.ref
-            for m in obj.members
+            for m in _all(obj.members)
             if m.type == "n" and (m.role.startswith("stop") or m.role.startswith("platform"))
         ]
         relations[obj.id] = (tags, nodes)
