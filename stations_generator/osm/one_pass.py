@@ -30,18 +30,24 @@ import shapely
 
 from . import extracts as X
 from .elements import OsmElement
+from .routes import make_routes, route_stops
 
 __all__ = ["read_layers"]
 
 
 class _Relations:
-    """The area assembler's first-pass filter, which also collects the points' relations."""
+    """The area assembler's first-pass filter, which also collects the points' relations
+    and the transit routes."""
 
-    def __init__(self, points_keep, area_keeps: Mapping[str, Any]) -> None:
+    def __init__(
+        self, points_keep, area_keeps: Mapping[str, Any], route_kinds: tuple[str, ...] | None
+    ) -> None:
         self.points_keep = points_keep
         self.area_keeps = area_keeps
+        self.route_kinds = route_kinds
         self.point_rels: dict[int, tuple[dict[str, str], list, list, list]] = {}
         self.area_tags: dict[str, dict[int, dict[str, str]]] = {n: {} for n in area_keeps}
+        self.routes: dict[int, tuple[dict[str, str], list[int]]] = {}
         self.error: BaseException | None = None
 
     def relation(self, rel: Any) -> bool:
@@ -53,6 +59,10 @@ class _Relations:
             tags = X._tags(rel)  # one copy: several predicates look at it
             if self.points_keep is not None and self.points_keep(tags):
                 self.point_rels[rel.id] = (dict(tags), *X._split_members(rel.members))
+            if self.route_kinds is not None:
+                route = route_stops(rel, self.route_kinds)
+                if route is not None:
+                    self.routes[rel.id] = route
             assemble = False
             for name, keep in self.area_keeps.items():
                 if keep(tags):
@@ -137,6 +147,7 @@ def read_layers(
     points: tuple[Any, X.Prefilter] | None = None,
     areas: Mapping[str, tuple[Any, X.Prefilter]] | None = None,
     lines: Mapping[str, tuple[Any, X.Prefilter]] | None = None,
+    routes: tuple[str, ...] | None = None,
 ) -> dict[str, list]:
     """Read the points, area layers and line layers of a whole extract together.
 
@@ -149,12 +160,17 @@ def read_layers(
     areas, lines : mapping of name -> (predicate, Prefilter), optional
         Each as :func:`~stations_generator.osm.extracts.read_areas` /
         :func:`~stations_generator.osm.extracts.read_lines` would be given it.
+    routes : tuple of str, optional
+        Route kinds, as :func:`~stations_generator.osm.routes.read_routes` is given
+        them: the route relations come from the relation pass, their stops' locations
+        from the main pass's location index.
 
     Returns
     -------
     dict[str, list]
-        ``"points"`` (if asked) and each area and line layer's name, each holding
-        what its reader returns for the whole file (no bounding box).
+        ``"points"`` and ``"routes"`` (if asked) and each area and line layer's
+        name, each holding what its reader returns for the whole file (no bounding
+        box).
 
     Raises
     ------
@@ -163,10 +179,10 @@ def read_layers(
     """
     source = X._open(path)
     with location_index(Path(path)) as storage:
-        return _read_layers(path, source, storage, points, areas, lines)
+        return _read_layers(path, source, storage, points, areas, lines, routes)
 
 
-def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, list]:
+def _read_layers(path, source, storage: str, points, areas, lines, routes) -> dict[str, list]:
     areas = dict(areas or {})
     lines = dict(lines or {})
     points_keep, points_pre = points if points is not None else (None, None)
@@ -175,27 +191,32 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
         used.append(points_pre)
     exact = _union_filter(used)
 
-    rels = _Relations(points_keep, {n: keep for n, (keep, _) in areas.items()})
+    rels = _Relations(points_keep, {n: keep for n, (keep, _) in areas.items()}, routes)
     exact_pairs = sorted(exact.pairs)
     manager = osmium.area.AreaManager() if areas else None
 
     # Pass 1 (ways and relations, no locations): the ids of the ways with an exact
     # tag, the points' relations, and the area relations (handed to the assembler's
     # first pass) with their member ways.
-    first = osmium.FileProcessor(source, osmium.osm.WAY | osmium.osm.RELATION).with_filter(
-        X.Prefilter(exact.pairs).exact_filter()
-    )
+    way_filter = X.Prefilter(exact.pairs).exact_filter()
+    way_filter.enable_for(osmium.osm.WAY)
+    rel_pairs = exact.pairs | ({("type", "route")} if routes is not None else set())
+    rel_filter = X.Prefilter(rel_pairs).exact_filter()
+    rel_filter.enable_for(osmium.osm.RELATION)
+    first = osmium.FileProcessor(source, osmium.osm.WAY | osmium.osm.RELATION)
+    first = first.with_filter(way_filter).with_filter(rel_filter)
     first = first.with_filter(rels)
     if manager is not None:
         first = first.with_filter(manager.first_pass_handler())
-    # Ids in C++ (the main pass filters ways by it): a relation's members are added
-    # without a Python loop over them; only its way ids matter.
+    # The way ids in an osmium IdTracker, which the main pass filters ways by.
     way_ids = osmium.IdTracker()
     for obj in X._iterate(first, path):
         if obj.is_way():
             way_ids.add_way(obj.id)
         else:  # an area relation: its member ways go to the assembler
-            way_ids.add_references(obj)
+            for m in X._all(obj.members):  # (IdTracker.add_references is slower)
+                if m.type == "w":
+                    way_ids.add_way(m.ref)
     if rels.error is not None:
         raise rels.error
     out_points: list[OsmElement] = []
@@ -311,6 +332,19 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
             line_of(obj, tags)
 
     result: dict[str, list] = {}
+    if routes is not None:
+        where: dict[int, tuple[float, float]] = {}
+        for _, stops in rels.routes.values():
+            for nid in stops:
+                if nid in where:
+                    continue
+                try:
+                    loc = index.get(nid)
+                except KeyError:
+                    continue
+                if loc.valid():
+                    where[nid] = (loc.lon, loc.lat)
+        result["routes"] = make_routes(rels.routes, where)
     if points_keep is not None:
         if points_pre.keys:
             # Pass 2b: nodes, ways and relations with a bare key (no exact tag).

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import osmium
@@ -42,33 +43,27 @@ class Route:
         return f"{self.network}:{self.ref}"
 
 
-def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Route]:
-    """Route relations of an extract with their stop positions (members missing from a
-    clipped extract are skipped). Sorted by relation id."""
-    relations: dict[int, tuple[dict[str, str], list[int]]] = {}
-    # osmium's C++ filters pick what reaches Python: route relations, then their stops.
-    routes = osmium.FileProcessor(_open(path), osmium.osm.RELATION).with_filter(
-        osmium.filter.TagFilter(("type", "route"))
-    )
-    for obj in _iterate(routes, path):
-        tags = _tags(obj)
-        if tags.get("type") != "route" or tags.get("route") not in kinds:
-            continue
-        nodes = [
-            m.ref
-            for m in _all(obj.members)
-            if m.type == "n" and (m.role.startswith("stop") or m.role.startswith("platform"))
-        ]
-        relations[obj.id] = (tags, nodes)
-    wanted = {n for _, nodes in relations.values() for n in nodes}
-    where: dict[int, tuple[float, float]] = {}
-    if wanted:
-        stops = osmium.FileProcessor(_open(path), osmium.osm.NODE).with_filter(
-            osmium.filter.IdFilter(wanted)
-        )
-        for obj in _iterate(stops, path):
-            if obj.id in wanted and obj.location.valid():
-                where[obj.id] = (obj.location.lon, obj.location.lat)
+def route_stops(rel: Any, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> tuple[dict, list] | None:
+    """A relation's tags and stop/platform member nodes, if it is a route of ``kinds``."""
+    tags = _tags(rel)
+    if tags.get("type") != "route" or tags.get("route") not in kinds:
+        return None
+    nodes = [
+        m.ref
+        for m in _all(rel.members)
+        if m.type == "n" and (m.role.startswith("stop") or m.role.startswith("platform"))
+    ]
+    return tags, nodes
+
+
+def make_routes(
+    relations: dict[int, tuple[dict[str, str], list[int]]], where: dict[int, tuple[float, float]]
+) -> list[Route]:
+    """Routes from :func:`route_stops` of each relation id and the (lon, lat) of stop nodes.
+
+    A stop not in ``where`` (clipped extract) is skipped, a route without stops left
+    too. Sorted by relation id.
+    """
     out = []
     for rid in sorted(relations):
         tags, nodes = relations[rid]
@@ -87,6 +82,32 @@ def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Rou
             )
         )
     return out
+
+
+def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Route]:
+    """Route relations of an extract with their stop positions (members missing from a
+    clipped extract are skipped). Sorted by relation id.
+
+    (The extract cache reads them in its one pass instead: :mod:`.one_pass`.)"""
+    relations: dict[int, tuple[dict[str, str], list[int]]] = {}
+    # osmium's C++ filters pick what reaches Python: route relations, then their stops.
+    routes = osmium.FileProcessor(_open(path), osmium.osm.RELATION).with_filter(
+        osmium.filter.TagFilter(("type", "route"))
+    )
+    for obj in _iterate(routes, path):
+        found = route_stops(obj, kinds)
+        if found is not None:
+            relations[obj.id] = found
+    wanted = {n for _, nodes in relations.values() for n in nodes}
+    where: dict[int, tuple[float, float]] = {}
+    if wanted:
+        stops = osmium.FileProcessor(_open(path), osmium.osm.NODE).with_filter(
+            osmium.filter.IdFilter(wanted)
+        )
+        for obj in _iterate(stops, path):
+            if obj.id in wanted and obj.location.valid():
+                where[obj.id] = (obj.location.lon, obj.location.lat)
+    return make_routes(relations, where)
 
 
 @dataclass(frozen=True)
