@@ -119,9 +119,14 @@ def _main_pass(
     locations.ignore_errors()
     ways = way_ids.id_filter()
     ways.enable_for(osmium.osm.WAY)
-    nodes = osmium.filter.TagFilter(*exact_pairs) if exact_pairs else None
-    tail = [nodes] if nodes is not None else [osmium.filter.EntityFilter(osmium.osm.WAY)]
-    tail[0].enable_for(osmium.osm.NODE)
+    # Untagged nodes (most of the file) leave at the cheap EmptyTagFilter: the TagFilter
+    # costs more per node, even on one without tags.
+    if exact_pairs:
+        tail = [osmium.filter.EmptyTagFilter(), osmium.filter.TagFilter(*exact_pairs)]
+    else:
+        tail = [osmium.filter.EntityFilter(osmium.osm.WAY)]
+    for node_filter in tail:
+        node_filter.enable_for(osmium.osm.NODE)
     handlers: list[Any] = [ways, locations]
     buffer = None
     if manager is not None:
