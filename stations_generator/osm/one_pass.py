@@ -83,11 +83,17 @@ def _union_filter(prefilters) -> Any:
 ON_DISK_FROM_MB = 512.0
 """Extracts from this size up keep their node locations in a file, not in memory.
 
-osmium's in-memory index takes ~16 bytes a node (``flex_mem``, sparse); a PBF holds
-a node in ~7 bytes, so RAM would be ~2.3 × the file: 1.2 GB at 512 MB, 3 GB for the
-Netherlands (1.3 GB), 10 GB for Germany (4.5 GB). On disk (``sparse_file_array``, in
-the temporary folder) the page cache holds what fits. Env
+osmium's in-memory index takes ~16 bytes a node (sparse); a PBF holds a node in ~7
+bytes, so RAM would be ~2.3 × the file: 1.2 GB at 512 MB, 3 GB for the Netherlands
+(1.3 GB), 10 GB for Germany (4.5 GB). On disk (``sparse_file_array``, in the
+temporary folder) the page cache holds what fits. Env
 ``STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB`` changes the threshold.
+"""
+
+IN_MEMORY = "sparse_mmap_array" if "sparse_mmap_array" in osmium.index.map_types() else "flex_mem"
+"""The in-memory node-location index: an anonymous mmap grown in place (Linux), else
+``flex_mem``. On 256 tiles of Liechtenstein (15 M nodes) storing and looking up the
+nodes cost 3.5 s CPU and 345 MB peak, against 3.9-4.4 s and 569 MB with ``flex_mem``.
 """
 
 
@@ -99,7 +105,7 @@ def location_index(path: Path) -> Iterator[str]:
     except ValueError:
         limit = ON_DISK_FROM_MB
     if os.path.getsize(path) < limit * 1e6:
-        yield "flex_mem"
+        yield IN_MEMORY
         return
     with tempfile.TemporaryDirectory(prefix="stations-generator-") as tmp:
         yield f"sparse_file_array,{Path(tmp) / 'locations.idx'}"
