@@ -30,21 +30,30 @@ import shapely
 
 from . import extracts as X
 from .elements import OsmElement
-from .routes import make_routes, route_stops
+from .routes import is_route, make_routes, stop_nodes
 
 __all__ = ["read_layers"]
 
 
 class _Relations:
-    """The area assembler's first-pass filter, which also collects the points' relations
-    and the transit routes."""
+    """The area assembler's first-pass filter, which also collects the points' relations,
+    the transit routes, and the member ways of the area relations (into ``way_ids``).
+
+    A relation's members are read from osmium once, whatever wants them (a route is
+    often a point too, and its members are many).
+    """
 
     def __init__(
-        self, points_keep, area_keeps: Mapping[str, Any], route_kinds: tuple[str, ...] | None
+        self,
+        points_keep,
+        area_keeps: Mapping[str, Any],
+        route_kinds: tuple[str, ...] | None,
+        way_ids: osmium.IdTracker,
     ) -> None:
         self.points_keep = points_keep
         self.area_keeps = area_keeps
         self.route_kinds = route_kinds
+        self.way_ids = way_ids
         self.point_rels: dict[int, tuple[dict[str, str], list, list, list]] = {}
         self.area_tags: dict[str, dict[int, dict[str, str]]] = {n: {} for n in area_keeps}
         self.routes: dict[int, tuple[dict[str, str], list[int]]] = {}
@@ -57,21 +66,41 @@ class _Relations:
             if not len(rel.tags):
                 return True
             tags = X._tags(rel)  # one copy: several predicates look at it
-            if self.points_keep is not None and self.points_keep(tags):
-                self.point_rels[rel.id] = (dict(tags), *X._split_members(rel.members))
-            if self.route_kinds is not None:
-                route = route_stops(rel, self.route_kinds)
-                if route is not None:
-                    self.routes[rel.id] = route
-            assemble = False
-            for name, keep in self.area_keeps.items():
-                if keep(tags):
-                    self.area_tags[name][rel.id] = dict(tags)
-                    assemble = True
+            point = self.points_keep is not None and self.points_keep(tags)
+            route = self.route_kinds is not None and is_route(tags, self.route_kinds)
+            assemble = [name for name, keep in self.area_keeps.items() if keep(tags)]
+            if not (point or route or assemble):
+                return True
+            members = [(m.type, m.ref, m.role) for m in X._all(rel.members)]
+            if point:
+                self.point_rels[rel.id] = (dict(tags), *_split(members))
+            if route:
+                self.routes[rel.id] = (dict(tags), stop_nodes(members))
+            for name in assemble:
+                self.area_tags[name][rel.id] = dict(tags)
+            if assemble:  # its member ways go to the assembler
+                for kind, ref, _ in members:
+                    if kind == "w":
+                        self.way_ids.add_way(ref)
         except Exception as exc:  # re-raised after the read, not as a read error
             self.error = exc
             return True
         return not assemble
+
+
+def _split(members: list[tuple[str, int, str]]) -> tuple[list[int], list[int], list[int]]:
+    """Node, way and relation member ids (as ``extracts._split_members``)."""
+    nodes: list[int] = []
+    ways: list[int] = []
+    rels: list[int] = []
+    for kind, ref, _ in members:
+        if kind == "n":
+            nodes.append(ref)
+        elif kind == "w":
+            ways.append(ref)
+        elif kind == "r":
+            rels.append(ref)
+    return nodes, ways, rels
 
 
 def _union_filter(prefilters) -> Any:
@@ -202,7 +231,9 @@ def _read_layers(path, source, storage: str, points, areas, lines, routes) -> di
         used.append(points_pre)
     exact = _union_filter(used)
 
-    rels = _Relations(points_keep, {n: keep for n, (keep, _) in areas.items()}, routes)
+    # The way ids in an osmium IdTracker, which the main pass filters ways by.
+    way_ids = osmium.IdTracker()
+    rels = _Relations(points_keep, {n: keep for n, (keep, _) in areas.items()}, routes, way_ids)
     exact_pairs = sorted(exact.pairs)
     manager = osmium.area.AreaManager() if areas else None
 
@@ -219,15 +250,10 @@ def _read_layers(path, source, storage: str, points, areas, lines, routes) -> di
     first = first.with_filter(rels)
     if manager is not None:
         first = first.with_filter(manager.first_pass_handler())
-    # The way ids in an osmium IdTracker, which the main pass filters ways by.
-    way_ids = osmium.IdTracker()
     for obj in X._iterate(first, path):
         if obj.is_way():
             way_ids.add_way(obj.id)
-        else:  # an area relation: its member ways go to the assembler
-            for m in X._all(obj.members):  # (IdTracker.add_references is slower)
-                if m.type == "w":
-                    way_ids.add_way(m.ref)
+        # (an area relation's member ways went into way_ids in rels.relation)
     if rels.error is not None:
         raise rels.error
     out_points: list[OsmElement] = []

@@ -10,6 +10,7 @@ within :data:`SERVED_WITHIN_M` of it.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,17 +44,26 @@ class Route:
         return f"{self.network}:{self.ref}"
 
 
+def is_route(tags: Mapping[str, str], kinds: tuple[str, ...] = TRANSIT_ROUTES) -> bool:
+    """Whether a relation's tags make it a route of ``kinds``."""
+    return tags.get("type") == "route" and tags.get("route") in kinds
+
+
+def stop_nodes(members: Iterable[tuple[str, int, str]]) -> list[int]:
+    """The stop / platform node ids among a route's ``(type, ref, role)`` members, in order."""
+    return [
+        ref
+        for kind, ref, role in members
+        if kind == "n" and (role.startswith("stop") or role.startswith("platform"))
+    ]
+
+
 def route_stops(rel: Any, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> tuple[dict, list] | None:
     """A relation's tags and stop/platform member nodes, if it is a route of ``kinds``."""
     tags = _tags(rel)
-    if tags.get("type") != "route" or tags.get("route") not in kinds:
+    if not is_route(tags, kinds):
         return None
-    nodes = [
-        m.ref
-        for m in _all(rel.members)
-        if m.type == "n" and (m.role.startswith("stop") or m.role.startswith("platform"))
-    ]
-    return tags, nodes
+    return tags, stop_nodes((m.type, m.ref, m.role) for m in _all(rel.members))
 
 
 def make_routes(
