@@ -6,7 +6,9 @@ give one by one (same objects, tags, geometry, order), while osmium reads the fi
 once for all of them:
 
 * the area assembler's relation pass also picks the relations the points need
-  (and a second relation pass runs only if one of them has relation members);
+  and the transit routes (:func:`~stations_generator.osm.routes.read_routes`'s,
+  whose stops are then looked up in the main pass's node locations); a second
+  relation pass runs only if a points relation has relation members;
 * one main pass over nodes and ways, with node locations and area assembly, lets
   through (in C++) only objects with an exact tag of one of the layers' prefilters;
   Python sorts each into the layers whose predicate keeps it;
