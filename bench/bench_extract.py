@@ -6,6 +6,9 @@ objects) by ``tests/tiled_osm.py``, written to a temporary folder; the play area
 tile while the reading grows with the file. Reported, in one run:
 
 * pyosmium decode-only: nothing handed to Python, without and with node locations;
+* the two-pass floor: the reads any pyosmium design of the one-pass read needs
+  (relations, or ways and relations; then nodes and ways with node locations), as a
+  multiple of decode-only;
 * ``read_points`` with the catalogue's C++ prefilter (and, with ``--unfiltered``, the
   old way: every tagged object through the Python predicate);
 * each command as a fresh process -- ``generate``, ``report``, ``questions apply`` (a
@@ -106,6 +109,40 @@ def decode_times(path: Path) -> tuple[float, float]:
     return bare, time.process_time() - t
 
 
+def floor_times(path: Path) -> dict[str, float]:
+    """CPU seconds of the reads any pyosmium design of the one-pass read needs.
+
+    libosmium assembles multipolygons from relations read before their ways, so the
+    file is read twice: relations (here with ways too, to pick the tagged ways the
+    assembler builds), then nodes and ways with every node location stored (in the
+    index the reader uses). Nothing reaches Python, no tag filter runs.
+    """
+    import osmium
+    import osmium.filter
+
+    from stations_generator.osm.one_pass import IN_MEMORY
+
+    def cpu(types, locations: bool) -> float:
+        handlers = []
+        if locations:
+            index = osmium.index.create_map(IN_MEMORY)
+            handlers.append(osmium.NodeLocationsForWays(index))
+            handlers[0].ignore_errors()
+        handlers.append(osmium.filter.EntityFilter(osmium.osm.NOTHING))
+        t = time.process_time()
+        with osmium.io.Reader(str(path), types) as reader:
+            for _ in osmium.OsmFileIterator(reader, *handlers):
+                pass
+        return time.process_time() - t
+
+    o = osmium.osm
+    return {
+        "relations": cpu(o.RELATION, False),
+        "ways+relations": cpu(o.WAY | o.RELATION, False),
+        "nodes+ways with locations": cpu(o.NODE | o.WAY, True),
+    }
+
+
 def probe(extract: Path, unfiltered: bool) -> None:
     """Print the decode times and the read_points times of ``extract`` (CPU seconds)."""
     from stations_generator.catalogue import load_catalogue
@@ -113,6 +150,14 @@ def probe(extract: Path, unfiltered: bool) -> None:
 
     bare, located = decode_times(extract)
     print(f"decode only: {bare:.2f} s CPU; with node locations: {located:.2f} s CPU")
+    floor = floor_times(extract)
+    print(
+        "two-pass floor: "
+        + "; ".join(f"{name} {cpu:.2f} s" for name, cpu in floor.items())
+        + f" -> {(floor['relations'] + floor['nodes+ways with locations']) / bare:.2f}"
+        + f" (relations first) / {(floor['ways+relations'] + floor['nodes+ways with locations']) / bare:.2f}"
+        + " (ways+relations first) × decode, before filters, Python and start-up"
+    )
     catalogue = load_catalogue()
     t = time.process_time()
     points = extracts.read_points(extract, catalogue.keeps, prefilter=catalogue.prefilter())

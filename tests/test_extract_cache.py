@@ -142,7 +142,9 @@ def test_bad_entry_is_rebuilt_never_used(tmp_path, damage):
         want = layers.points(LIECHTENSTEIN, catalogue)
     index = layers.index_catalogue(catalogue)
     entry = cache.path(cache.key(LIECHTENSTEIN, f"points|{index.fingerprint()}"))
-    assert len(list((tmp_path / "c").glob("*.npz"))) == 5  # one read stored every layer
+    assert (
+        len(list((tmp_path / "c").glob("*.npz"))) == 6
+    )  # one read stored every layer (routes too)
     data = entry.read_bytes()
     if damage == "truncate":
         entry.write_bytes(data[: len(data) // 2])
@@ -199,7 +201,38 @@ def test_routes_round_trip_through_the_cache(tmp_path, monkeypatch):
         assert layers.routes(path) == want
     layers._MEMO.clear()
     monkeypatch.setattr(routes_module, "read_routes", lambda *_a: pytest.fail("read again"))
+    monkeypatch.setattr(layers, "_read_all", lambda *_a: pytest.fail("read again"))
     with layers.use_cache(cache):
         got = layers.routes(path)
     assert got == want
     assert [(r.stops, r.stop_ids) for r in got] == [(r.stops, r.stop_ids) for r in want]
+
+
+def test_no_cache_reads_the_extract_once_for_every_layer(tmp_path, monkeypatch):
+    """With the cache off, one read serves every layer (nothing stored): the readers' results."""
+    from stations_generator.osm.routes import read_routes
+
+    box_ = (9.5, 47.0, 9.6, 47.2)
+    catalogue = load_catalogue()
+    reads = []
+    real = layers._read_all
+    monkeypatch.setattr(layers, "_read_all", lambda *a: reads.append(a) or real(*a))
+    with layers.use_cache(ExtractCache(tmp_path / "c", enabled=False)):
+        points = layers.points(LIECHTENSTEIN, catalogue, box_)
+        admin = layers.areas(LIECHTENSTEIN, "admin", box_)
+        water = layers.water(LIECHTENSTEIN, box_)
+        routes = layers.routes(LIECHTENSTEIN)
+    assert len(reads) == 1
+    assert not (tmp_path / "c").exists()
+    want = extracts.read_points(
+        LIECHTENSTEIN, catalogue.keeps, box_, prefilter=catalogue.prefilter()
+    )
+    assert points and [(e, e.tags) for e in points] == [(e, e.tags) for e in want]
+    want_admin = extracts.read_areas(LIECHTENSTEIN, layers.AREA_LAYERS["admin"].keep, box_)
+    assert admin and [(k, t, g.wkb) for k, t, g in admin] == [
+        (k, t, g.wkb) for k, t, g in want_admin
+    ]
+    assert water and [g.wkb for g in water] == [
+        g.wkb for g in extracts.read_water(LIECHTENSTEIN, box_)
+    ]
+    assert routes and routes == read_routes(LIECHTENSTEIN)

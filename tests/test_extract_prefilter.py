@@ -7,6 +7,7 @@ from conftest import EXTRACTS
 
 from stations_generator.catalogue import load_catalogue
 from stations_generator.osm import extracts
+from stations_generator.osm.routes import TRANSIT_ROUTES, read_routes
 
 FILES = sorted(p for p in EXTRACTS.iterdir() if p.name.endswith(extracts.EXTRACT_SUFFIXES))
 ADMIN = extracts.Prefilter(frozenset({("boundary", "administrative")}))
@@ -105,14 +106,31 @@ def test_one_pass_gives_what_each_reader_gives(path):
     index = layers.index_catalogue(load_catalogue())
     areas = {n: (s.keep, s.prefilter) for n, s in layers.AREA_LAYERS.items()}
     lines = {n: (s.keep, s.prefilter) for n, s in layers.LINE_LAYERS.items()}
-    got = read_layers(path, (index.keeps, index.prefilter()), areas, lines)
+    got = read_layers(path, (index.keeps, index.prefilter()), areas, lines, TRANSIT_ROUTES)
     want = extracts.read_points(path, index.keeps)
     assert [(e, e.tags) for e in got["points"]] == [(e, e.tags) for e in want]
     for name, (keep, _) in areas.items():
         assert _wkb(got[name]) == _wkb(extracts.read_areas(path, keep)), name
     for name, (keep, _) in lines.items():
         assert _wkb(got[name]) == _wkb(extracts.read_lines(path, keep)), name
+    assert _route_fields(got["routes"]) == _route_fields(read_routes(path))
     assert sum(map(len, got.values())) > len(got["points"]) or path.name == "kouvola-test.osm.pbf"
+
+
+def _route_fields(routes):
+    return [(r, r.stops, r.stop_ids) for r in routes]
+
+
+def test_one_pass_routes_without_other_layers():
+    """Routes alone (no catalogue has ``type=route``): the relation pass still finds them."""
+    from stations_generator.osm.one_pass import read_layers
+
+    path = EXTRACTS / "helsinki-centre.osm.pbf"
+    want = read_routes(path)
+    assert len(want) > 100
+    assert _route_fields(read_layers(path, routes=TRANSIT_ROUTES)["routes"]) == _route_fields(want)
+    trams = read_layers(path, routes=("tram",))["routes"]
+    assert trams and _route_fields(trams) == _route_fields(read_routes(path, ("tram",)))
 
 
 def test_node_locations_on_disk_give_the_same_layers(monkeypatch):

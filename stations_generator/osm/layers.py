@@ -8,8 +8,10 @@ to each caller's bounding box afterwards, exactly as the readers cut it -- so a
 different play area in the same extract reads only the cache, and the result is
 the same, byte for byte, as reading the extract with that box.
 
-With the cache off (``--no-cache``, ``STATIONS_GENERATOR_NO_CACHE=1``) the readers
-of :mod:`stations_generator.osm.extracts` are called directly, with the box.
+With the cache off (``--no-cache``, ``STATIONS_GENERATOR_NO_CACHE=1``) nothing is
+read from or written to it, but the layers come from the same one read of the whole
+extract (kept for the process) and are cut the same way: one read of the file for
+all of a command's layers, not one per layer.
 """
 
 from __future__ import annotations
@@ -173,22 +175,29 @@ def _shapes_from(columns: dict[str, np.ndarray], kinds: tuple[type, ...]) -> lis
 def _layer_id(name: str, index) -> str:
     if name == "points":
         return f"points|{index.fingerprint()}"
+    if name == "routes":
+        return "routes"
     return f"{'areas' if name in AREA_LAYERS else 'lines'}|{name}"
 
 
 def _columns(name: str, value: list) -> dict[str, np.ndarray]:
-    return _points_columns(value) if name == "points" else _shapes_columns(value)
+    if name == "points":
+        return _points_columns(value)
+    return _routes_columns(value) if name == "routes" else _shapes_columns(value)
 
 
 def _value(name: str, columns: dict[str, np.ndarray]) -> list:
     if name == "points":
         return _points_from(columns)
+    if name == "routes":
+        return _routes_from(columns)
     return _shapes_from(columns, (Polygon, MultiPolygon) if name in AREA_LAYERS else (LineString,))
 
 
 def _read_all(path: Path, index) -> dict[str, list]:
     """Every layer of the whole extract, in one pass of osmium (see :mod:`.one_pass`)."""
     from .one_pass import read_layers
+    from .routes import TRANSIT_ROUTES
 
     prefilter = index.prefilter()
     found = read_layers(
@@ -196,6 +205,7 @@ def _read_all(path: Path, index) -> dict[str, list]:
         (index.keeps, prefilter) if prefilter is not None else None,
         {n: (spec.keep, spec.prefilter) for n, spec in AREA_LAYERS.items()},
         {n: (spec.keep, spec.prefilter) for n, spec in LINE_LAYERS.items()},
+        TRANSIT_ROUTES,
     )
     if prefilter is None:  # a category anything might match: no C++ filter for it
         found["points"] = extracts.read_points(path, index.keeps)
@@ -260,8 +270,6 @@ def points(path: Path, catalogue, bbox: extracts.BBox | None = None) -> list[Osm
     """
     path = Path(path)
     box_ = extracts._check_bbox(bbox)
-    if not current_cache().enabled:
-        return extracts.read_points(path, catalogue.keeps, box_, prefilter=catalogue.prefilter())
     extracts._open(path)  # the readers' checks and messages, before any cache look-up
     index = index_catalogue(catalogue)
     found = _cached(path, "points", index)
@@ -298,20 +306,20 @@ def index_catalogue(catalogue):
 
 def areas(path: Path, layer: str, bbox: extracts.BBox | None = None) -> list:
     """An area layer (:data:`AREA_LAYERS`) as :func:`extracts.read_areas` returns it."""
-    return _shapes(path, layer, AREA_LAYERS[layer], bbox, extracts.read_areas)
+    AREA_LAYERS[layer]  # a KeyError for an unknown layer
+    return _shapes(path, layer, bbox)
 
 
 def lines(path: Path, layer: str, bbox: extracts.BBox | None = None) -> list:
     """A line layer (:data:`LINE_LAYERS`) as :func:`extracts.read_lines` returns it."""
-    return _shapes(path, layer, LINE_LAYERS[layer], bbox, extracts.read_lines)
+    LINE_LAYERS[layer]  # a KeyError for an unknown layer
+    return _shapes(path, layer, bbox)
 
 
-def _shapes(path: Path, layer: str, spec, bbox: extracts.BBox | None, read) -> list:
-    """An area or line layer: from the extract cache, or read by ``read`` without it."""
+def _shapes(path: Path, layer: str, bbox: extracts.BBox | None) -> list:
+    """An area or line layer of the whole extract (through the extract cache), cut to ``bbox``."""
     path = Path(path)
     box_ = extracts._check_bbox(bbox)
-    if not current_cache().enabled:
-        return read(path, spec.keep, box_, prefilter=spec.prefilter)
     extracts._open(path)
     found = _cached(path, layer, _default_index())
     return list(found) if box_ is None else _cut(found, box_)
@@ -361,28 +369,9 @@ def _routes_from(columns: dict[str, np.ndarray]) -> list:
 
 def routes(path: Path) -> list:
     """The transit route relations of an extract, as :func:`.routes.read_routes` returns them."""
-    from .routes import read_routes
-
     path = Path(path)
-    cache = current_cache()
-    if not cache.enabled:
-        return read_routes(path)
     extracts._open(path)
-    key = cache.key(path, "routes")
-    memo = (str(cache.folder), key)
-    if memo not in _MEMO:
-        columns = cache.load(key)
-        value = None
-        if columns is not None:
-            try:
-                value = _routes_from(columns)
-            except (CacheEntryError, KeyError, ValueError, TypeError) as exc:
-                cache._drop(cache.path(key), f"invalid ({exc})")
-        if value is None:
-            value = read_routes(path)
-            cache.store(key, _routes_columns(value))
-        _MEMO[memo] = value
-    return list(_MEMO[memo])
+    return list(_cached(path, "routes", _default_index()))
 
 
 def build_index(path: Path, catalogue, progress: Callable[[int, int], None] | None = None) -> int:

@@ -6,7 +6,9 @@ give one by one (same objects, tags, geometry, order), while osmium reads the fi
 once for all of them:
 
 * the area assembler's relation pass also picks the relations the points need
-  (and a second relation pass runs only if one of them has relation members);
+  and the transit routes (:func:`~stations_generator.osm.routes.read_routes`'s,
+  whose stops are then looked up in the main pass's node locations); a second
+  relation pass runs only if a points relation has relation members;
 * one main pass over nodes and ways, with node locations and area assembly, lets
   through (in C++) only objects with an exact tag of one of the layers' prefilters;
   Python sorts each into the layers whose predicate keeps it;
@@ -30,18 +32,33 @@ import shapely
 
 from . import extracts as X
 from .elements import OsmElement
+from .routes import is_route, make_routes, stop_nodes
 
 __all__ = ["read_layers"]
 
 
 class _Relations:
-    """The area assembler's first-pass filter, which also collects the points' relations."""
+    """The area assembler's first-pass filter, which also collects the points' relations,
+    the transit routes, and the member ways of the area relations (into ``way_ids``).
 
-    def __init__(self, points_keep, area_keeps: Mapping[str, Any]) -> None:
+    A relation's members are read from osmium once, whatever wants them (a route is
+    often a point too, and its members are many).
+    """
+
+    def __init__(
+        self,
+        points_keep,
+        area_keeps: Mapping[str, Any],
+        route_kinds: tuple[str, ...] | None,
+        way_ids: osmium.IdTracker,
+    ) -> None:
         self.points_keep = points_keep
         self.area_keeps = area_keeps
+        self.route_kinds = route_kinds
+        self.way_ids = way_ids
         self.point_rels: dict[int, tuple[dict[str, str], list, list, list]] = {}
         self.area_tags: dict[str, dict[int, dict[str, str]]] = {n: {} for n in area_keeps}
+        self.routes: dict[int, tuple[dict[str, str], list[int]]] = {}
         self.error: BaseException | None = None
 
     def relation(self, rel: Any) -> bool:
@@ -51,17 +68,41 @@ class _Relations:
             if not len(rel.tags):
                 return True
             tags = X._tags(rel)  # one copy: several predicates look at it
-            if self.points_keep is not None and self.points_keep(tags):
-                self.point_rels[rel.id] = (dict(tags), *X._split_members(rel.members))
-            assemble = False
-            for name, keep in self.area_keeps.items():
-                if keep(tags):
-                    self.area_tags[name][rel.id] = dict(tags)
-                    assemble = True
+            point = self.points_keep is not None and self.points_keep(tags)
+            route = self.route_kinds is not None and is_route(tags, self.route_kinds)
+            assemble = [name for name, keep in self.area_keeps.items() if keep(tags)]
+            if not (point or route or assemble):
+                return True
+            members = [(m.type, m.ref, m.role) for m in X._all(rel.members)]
+            if point:
+                self.point_rels[rel.id] = (dict(tags), *_split(members))
+            if route:
+                self.routes[rel.id] = (dict(tags), stop_nodes(members))
+            for name in assemble:
+                self.area_tags[name][rel.id] = dict(tags)
+            if assemble:  # its member ways go to the assembler
+                for kind, ref, _ in members:
+                    if kind == "w":
+                        self.way_ids.add_way(ref)
         except Exception as exc:  # re-raised after the read, not as a read error
             self.error = exc
             return True
         return not assemble
+
+
+def _split(members: list[tuple[str, int, str]]) -> tuple[list[int], list[int], list[int]]:
+    """Node, way and relation member ids (as ``extracts._split_members``)."""
+    nodes: list[int] = []
+    ways: list[int] = []
+    rels: list[int] = []
+    for kind, ref, _ in members:
+        if kind == "n":
+            nodes.append(ref)
+        elif kind == "w":
+            ways.append(ref)
+        elif kind == "r":
+            rels.append(ref)
+    return nodes, ways, rels
 
 
 def _union_filter(prefilters) -> Any:
@@ -73,11 +114,17 @@ def _union_filter(prefilters) -> Any:
 ON_DISK_FROM_MB = 512.0
 """Extracts from this size up keep their node locations in a file, not in memory.
 
-osmium's in-memory index takes ~16 bytes a node (``flex_mem``, sparse); a PBF holds
-a node in ~7 bytes, so RAM would be ~2.3 × the file: 1.2 GB at 512 MB, 3 GB for the
-Netherlands (1.3 GB), 10 GB for Germany (4.5 GB). On disk (``sparse_file_array``, in
-the temporary folder) the page cache holds what fits. Env
+osmium's in-memory index takes ~16 bytes a node (sparse); a PBF holds a node in ~7
+bytes, so RAM would be ~2.3 × the file: 1.2 GB at 512 MB, 3 GB for the Netherlands
+(1.3 GB), 10 GB for Germany (4.5 GB). On disk (``sparse_file_array``, in the
+temporary folder) the page cache holds what fits. Env
 ``STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB`` changes the threshold.
+"""
+
+IN_MEMORY = "sparse_mmap_array" if "sparse_mmap_array" in osmium.index.map_types() else "flex_mem"
+"""The in-memory node-location index: an anonymous mmap grown in place (Linux), else
+``flex_mem``. On 256 tiles of Liechtenstein (15 M nodes) storing and looking up the
+nodes cost 3.5 s CPU and 345 MB peak, against 3.9-4.4 s and 569 MB with ``flex_mem``.
 """
 
 
@@ -89,30 +136,35 @@ def location_index(path: Path) -> Iterator[str]:
     except ValueError:
         limit = ON_DISK_FROM_MB
     if os.path.getsize(path) < limit * 1e6:
-        yield "flex_mem"
+        yield IN_MEMORY
         return
     with tempfile.TemporaryDirectory(prefix="stations-generator-") as tmp:
         yield f"sparse_file_array,{Path(tmp) / 'locations.idx'}"
 
 
 def _main_pass(
-    source, index, manager, way_ids: set[int], exact_pairs: list[tuple[str, str]]
+    source, index, manager, way_ids: osmium.IdTracker, exact_pairs: list[tuple[str, str]]
 ) -> Iterator[Any]:
     """Pass 2: nodes and ways with node locations, and the assembled areas.
 
-    Only the ways of ``way_ids`` go on past the location handler, so the assembler
-    builds areas of those alone (pyosmium's ``with_areas`` hands it every closed way
-    -- every building -- before any filter); of the nodes only those with an exact
-    tag come out.
+    Only the ways of ``way_ids`` get past the first filter: the location handler
+    looks up the nodes of those alone, and the assembler builds areas of those alone
+    (pyosmium's ``with_areas`` hands it every closed way -- every building -- before
+    any filter); of the nodes only those with an exact tag come out.
     """
     locations = osmium.NodeLocationsForWays(index)
     locations.ignore_errors()
-    ways = osmium.filter.IdFilter(way_ids)
+    ways = way_ids.id_filter()
     ways.enable_for(osmium.osm.WAY)
-    nodes = osmium.filter.TagFilter(*exact_pairs) if exact_pairs else None
-    tail = [nodes] if nodes is not None else [osmium.filter.EntityFilter(osmium.osm.WAY)]
-    tail[0].enable_for(osmium.osm.NODE)
-    handlers: list[Any] = [locations, ways]
+    # Untagged nodes (most of the file) leave at the cheap EmptyTagFilter: the TagFilter
+    # costs more per node, even on one without tags.
+    if exact_pairs:
+        tail = [osmium.filter.EmptyTagFilter(), osmium.filter.TagFilter(*exact_pairs)]
+    else:
+        tail = [osmium.filter.EntityFilter(osmium.osm.WAY)]
+    for node_filter in tail:
+        node_filter.enable_for(osmium.osm.NODE)
+    handlers: list[Any] = [ways, locations]
     buffer = None
     if manager is not None:
         # Areas (way or relation) keep the filter the readers give them: an exact tag.
@@ -137,6 +189,7 @@ def read_layers(
     points: tuple[Any, X.Prefilter] | None = None,
     areas: Mapping[str, tuple[Any, X.Prefilter]] | None = None,
     lines: Mapping[str, tuple[Any, X.Prefilter]] | None = None,
+    routes: tuple[str, ...] | None = None,
 ) -> dict[str, list]:
     """Read the points, area layers and line layers of a whole extract together.
 
@@ -149,12 +202,17 @@ def read_layers(
     areas, lines : mapping of name -> (predicate, Prefilter), optional
         Each as :func:`~stations_generator.osm.extracts.read_areas` /
         :func:`~stations_generator.osm.extracts.read_lines` would be given it.
+    routes : tuple of str, optional
+        Route kinds, as :func:`~stations_generator.osm.routes.read_routes` is given
+        them: the route relations come from the relation pass, their stops' locations
+        from the main pass's location index.
 
     Returns
     -------
     dict[str, list]
-        ``"points"`` (if asked) and each area and line layer's name, each holding
-        what its reader returns for the whole file (no bounding box).
+        ``"points"`` and ``"routes"`` (if asked) and each area and line layer's
+        name, each holding what its reader returns for the whole file (no bounding
+        box).
 
     Raises
     ------
@@ -163,10 +221,10 @@ def read_layers(
     """
     source = X._open(path)
     with location_index(Path(path)) as storage:
-        return _read_layers(path, source, storage, points, areas, lines)
+        return _read_layers(path, source, storage, points, areas, lines, routes)
 
 
-def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, list]:
+def _read_layers(path, source, storage: str, points, areas, lines, routes) -> dict[str, list]:
     areas = dict(areas or {})
     lines = dict(lines or {})
     points_keep, points_pre = points if points is not None else (None, None)
@@ -175,25 +233,29 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
         used.append(points_pre)
     exact = _union_filter(used)
 
-    rels = _Relations(points_keep, {n: keep for n, (keep, _) in areas.items()})
+    # The way ids in an osmium IdTracker, which the main pass filters ways by.
+    way_ids = osmium.IdTracker()
+    rels = _Relations(points_keep, {n: keep for n, (keep, _) in areas.items()}, routes, way_ids)
     exact_pairs = sorted(exact.pairs)
     manager = osmium.area.AreaManager() if areas else None
 
     # Pass 1 (ways and relations, no locations): the ids of the ways with an exact
     # tag, the points' relations, and the area relations (handed to the assembler's
     # first pass) with their member ways.
-    first = osmium.FileProcessor(source, osmium.osm.WAY | osmium.osm.RELATION).with_filter(
-        X.Prefilter(exact.pairs).exact_filter()
-    )
+    way_filter = X.Prefilter(exact.pairs).exact_filter()
+    way_filter.enable_for(osmium.osm.WAY)
+    rel_pairs = exact.pairs | ({("type", "route")} if routes is not None else set())
+    rel_filter = X.Prefilter(rel_pairs).exact_filter()
+    rel_filter.enable_for(osmium.osm.RELATION)
+    first = osmium.FileProcessor(source, osmium.osm.WAY | osmium.osm.RELATION)
+    first = first.with_filter(way_filter).with_filter(rel_filter)
     first = first.with_filter(rels)
     if manager is not None:
         first = first.with_filter(manager.first_pass_handler())
-    way_ids: set[int] = set()
     for obj in X._iterate(first, path):
         if obj.is_way():
-            way_ids.add(obj.id)
-        else:  # an area relation: its member ways go to the assembler
-            way_ids.update(m.ref for m in obj.members if m.type == "w")
+            way_ids.add_way(obj.id)
+        # (an area relation's member ways went into way_ids in rels.relation)
     if rels.error is not None:
         raise rels.error
     out_points: list[OsmElement] = []
@@ -250,7 +312,8 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
         if not kept:
             return
         try:
-            geom = shapely.from_wkb(factory.create_multipolygon(area))
+            # osmium writes hex WKB; GEOS parses binary WKB much faster than hex.
+            geom = shapely.from_wkb(bytes.fromhex(factory.create_multipolygon(area)))
         except (RuntimeError, ValueError, shapely.errors.GEOSException):
             return
         geom = X._polygonal(geom)
@@ -291,7 +354,8 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
         needed_ways.update(w for _, _, ws, _ in kept for w in ws)
 
     resolve_needed()
-    way_ids |= needed_ways
+    for wid in needed_ways:
+        way_ids.add_way(wid)
     index = osmium.index.create_map(storage)
     main = _main_pass(source, index, manager, way_ids, exact_pairs)
     for obj in X._iterate(main, path):
@@ -307,6 +371,19 @@ def _read_layers(path, source, storage: str, points, areas, lines) -> dict[str, 
             line_of(obj, tags)
 
     result: dict[str, list] = {}
+    if routes is not None:
+        where: dict[int, tuple[float, float]] = {}
+        for _, stops in rels.routes.values():
+            for nid in stops:
+                if nid in where:
+                    continue
+                try:
+                    loc = index.get(nid)
+                except KeyError:
+                    continue
+                if loc.valid():
+                    where[nid] = (loc.lon, loc.lat)
+        result["routes"] = make_routes(rels.routes, where)
     if points_keep is not None:
         if points_pre.keys:
             # Pass 2b: nodes, ways and relations with a bare key (no exact tag).

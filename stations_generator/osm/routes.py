@@ -10,15 +10,17 @@ within :data:`SERVED_WITHIN_M` of it.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import osmium
 import osmium.filter
 
 from ..core.shapes import distance_m
-from .extracts import _iterate, _open
+from .extracts import _all, _iterate, _open, _tags
 
 TRANSIT_ROUTES = ("train", "subway", "light_rail", "tram", "bus", "trolleybus", "monorail", "ferry")
 SERVED_WITHIN_M = 100.0  # a stop position or platform this close belongs to the station
@@ -42,33 +44,36 @@ class Route:
         return f"{self.network}:{self.ref}"
 
 
-def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Route]:
-    """Route relations of an extract with their stop positions (members missing from a
-    clipped extract are skipped). Sorted by relation id."""
-    relations: dict[int, tuple[dict[str, str], list[int]]] = {}
-    # osmium's C++ filters pick what reaches Python: route relations, then their stops.
-    routes = osmium.FileProcessor(_open(path), osmium.osm.RELATION).with_filter(
-        osmium.filter.TagFilter(("type", "route"))
-    )
-    for obj in _iterate(routes, path):
-        tags = {t.k: t.v for t in obj.tags}
-        if tags.get("type") != "route" or tags.get("route") not in kinds:
-            continue
-        nodes = [
-            m.ref
-            for m in obj.members
-            if m.type == "n" and (m.role.startswith("stop") or m.role.startswith("platform"))
-        ]
-        relations[obj.id] = (tags, nodes)
-    wanted = {n for _, nodes in relations.values() for n in nodes}
-    where: dict[int, tuple[float, float]] = {}
-    if wanted:
-        stops = osmium.FileProcessor(_open(path), osmium.osm.NODE).with_filter(
-            osmium.filter.IdFilter(wanted)
-        )
-        for obj in _iterate(stops, path):
-            if obj.id in wanted and obj.location.valid():
-                where[obj.id] = (obj.location.lon, obj.location.lat)
+def is_route(tags: Mapping[str, str], kinds: tuple[str, ...] = TRANSIT_ROUTES) -> bool:
+    """Whether a relation's tags make it a route of ``kinds``."""
+    return tags.get("type") == "route" and tags.get("route") in kinds
+
+
+def stop_nodes(members: Iterable[tuple[str, int, str]]) -> list[int]:
+    """The stop / platform node ids among a route's ``(type, ref, role)`` members, in order."""
+    return [
+        ref
+        for kind, ref, role in members
+        if kind == "n" and (role.startswith("stop") or role.startswith("platform"))
+    ]
+
+
+def route_stops(rel: Any, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> tuple[dict, list] | None:
+    """A relation's tags and stop/platform member nodes, if it is a route of ``kinds``."""
+    tags = _tags(rel)
+    if not is_route(tags, kinds):
+        return None
+    return tags, stop_nodes((m.type, m.ref, m.role) for m in _all(rel.members))
+
+
+def make_routes(
+    relations: dict[int, tuple[dict[str, str], list[int]]], where: dict[int, tuple[float, float]]
+) -> list[Route]:
+    """Routes from :func:`route_stops` of each relation id and the (lon, lat) of stop nodes.
+
+    A stop not in ``where`` (clipped extract) is skipped, a route without stops left
+    too. Sorted by relation id.
+    """
     out = []
     for rid in sorted(relations):
         tags, nodes = relations[rid]
@@ -87,6 +92,32 @@ def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Rou
             )
         )
     return out
+
+
+def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Route]:
+    """Route relations of an extract with their stop positions (members missing from a
+    clipped extract are skipped). Sorted by relation id.
+
+    (The extract cache reads them in its one pass instead: :mod:`.one_pass`.)"""
+    relations: dict[int, tuple[dict[str, str], list[int]]] = {}
+    # osmium's C++ filters pick what reaches Python: route relations, then their stops.
+    routes = osmium.FileProcessor(_open(path), osmium.osm.RELATION).with_filter(
+        osmium.filter.TagFilter(("type", "route"))
+    )
+    for obj in _iterate(routes, path):
+        found = route_stops(obj, kinds)
+        if found is not None:
+            relations[obj.id] = found
+    wanted = {n for _, nodes in relations.values() for n in nodes}
+    where: dict[int, tuple[float, float]] = {}
+    if wanted:
+        stops = osmium.FileProcessor(_open(path), osmium.osm.NODE).with_filter(
+            osmium.filter.IdFilter(wanted)
+        )
+        for obj in _iterate(stops, path):
+            if obj.id in wanted and obj.location.valid():
+                where[obj.id] = (obj.location.lon, obj.location.lat)
+    return make_routes(relations, where)
 
 
 @dataclass(frozen=True)
