@@ -123,6 +123,18 @@ def helsinki_pool(catalogue):
     radius=571.5712808226314,
     cap=0,
 )
+# Found by this test: the packing model's clique rows in index order let the solver
+# return another partition of the same stations (three singletons or one cluster of
+# three) for the reversed input; kept as a regression case.
+@example(
+    which="sioux",
+    frac=0.390625,
+    seed=1713,
+    spacing=150.0,
+    gap_extra=6.0,
+    radius=246.0,
+    cap=0,
+)
 def test_optimized_maps_keep_every_rule(
     sioux_area, sioux_candidates, helsinki_pool, which, frac, seed, spacing, gap_extra, radius, cap
 ):

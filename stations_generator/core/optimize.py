@@ -258,7 +258,13 @@ def _gap_edges(comp: list[int], index: NeighbourIndex, rules: SpacingRules) -> i
     return count
 
 
-def _cliques(comp: list[int], geo: _Geometry) -> list[tuple[int, ...]]:
+def _cliques(comp: list[int], geo: _Geometry, rank: dict[int, int]) -> list[tuple[int, ...]]:
+    """The maximal cliques of the gap graph, each and all in rank order.
+
+    Rank order, not index order: the model's rows (and so which of several equally good
+    maps the solver returns, and the LP duals of column generation) must not depend on the
+    order of the input.
+    """
     import networkx as nx  # lazy: only the optimizer needs it
 
     graph = nx.Graph()
@@ -267,7 +273,10 @@ def _cliques(comp: list[int], geo: _Geometry) -> list[tuple[int, ...]]:
         for j in geo.within(i, geo.rules.cluster_gap_m, strict=True):
             if i < j:
                 graph.add_edge(i, j)
-    return sorted(tuple(sorted(q)) for q in nx.find_cliques(graph))
+    return sorted(
+        (tuple(sorted(q, key=rank.__getitem__)) for q in nx.find_cliques(graph)),
+        key=lambda q: [rank[m] for m in q],
+    )
 
 
 def _solver(time_limit: float):
@@ -457,12 +466,7 @@ def _solve_colgen(
 
     if _gap_edges(comp, geo.index, geo.rules) > MAX_EDGES_FOR_CLIQUES:
         return None
-    # In rank order, not index order: the LP's duals (and so the columns) must not depend
-    # on the order of the input.
-    cliques = sorted(
-        (tuple(sorted(q, key=rank.__getitem__)) for q in _cliques(comp, geo)),
-        key=lambda q: [rank[m] for m in q],
-    )
+    cliques = _cliques(comp, geo, rank)
     cg = generate_columns(comp, geo, rank, exempt, cliques, greedy, _solver, 0.5 * time_limit)
     if not math.isfinite(cg.lp_bound):
         return None
@@ -626,7 +630,7 @@ def optimize_stations(
             )
             known = {m for _, m in some}
             some += [(sd, m) for sd, m in greedy if m not in known]
-            cliques = _cliques(cl, geo)
+            cliques = _cliques(cl, geo, rank)
             hint = {m for _, m in greedy}
             picks, _, _, wall2 = _solve_packing(some, cliques, rank, n_rank, hint, budget / 2)
             got, count = _floored([some[k] for k in picks], greedy, g_count)
@@ -645,7 +649,7 @@ def optimize_stations(
                 )
             )
         else:
-            cliques = _cliques(cl, geo)
+            cliques = _cliques(cl, geo, rank)
             hint = {tuple(sorted(m, key=rank.__getitem__)) for _, m in greedy}
             picks, bound, optimal, wall = _solve_packing(
                 clusters, cliques, rank, n_rank, hint, budget
