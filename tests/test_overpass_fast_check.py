@@ -88,3 +88,43 @@ def test_fast_check_implies_the_schema():
             else:
                 rejected += 1
     assert accepted > 900 and rejected > 100  # both sides were exercised
+
+
+def _depth(value, level: int = 1) -> int:
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return max((_depth(v, level + 1) for v in value), default=level)
+    return level - 1
+
+
+def test_fast_check_passes_only_shallow_elements():
+    """What the fast check accepts skips the depth check, so it must nest three levels at most."""
+    nested = [[[["deep"]]]]
+    for k, element in enumerate(_elements()):
+        if k % 10:
+            continue
+        assert not _plainly_valid({**element, "extra": nested})
+        if "center" in element:
+            assert not _plainly_valid({**element, "center": {**element["center"], "x": nested}})
+        if element.get("geometry"):
+            points = [{**element["geometry"][0], "x": nested}, *element["geometry"][1:]]
+            assert not _plainly_valid({**element, "geometry": points})
+        if _plainly_valid(element):
+            assert _depth(element) <= 3
+
+
+def test_deeply_nested_element_is_refused_by_the_file_reader(tmp_path):
+    import pytest
+
+    from stations_generator.errors import InputError
+    from stations_generator.osm.overpass import read_overpass_json_file
+
+    element = json.loads((SIOUX / "pois.json").read_text())[0]
+    deep: object = "x"
+    for _ in range(40):
+        deep = [deep]
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps({"elements": [{**element, "note": deep}]}))
+    with pytest.raises(InputError, match="nested too deeply"):
+        read_overpass_json_file(path)

@@ -146,6 +146,23 @@ class NeighbourIndex:
         rows, self.indices, self.distances = rows[keep], cols[keep], true[keep]
         self.indptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(rows, minlength=n), out=self.indptr[1:])
+        self._lists: tuple[list, ...] | None = None
+        # Greedy + swaps maps by (rules, start order, exempt): the cap tune and the
+        # search that follows it start from the same map (see select_stations).
+        self._swapped: dict[tuple, _Selection] = {}
+
+    def as_lists(self) -> tuple[list, ...]:
+        """(indptr, indices, distances, x, y, scale) as Python lists, made once; read-only."""
+        if self._lists is None:
+            self._lists = (
+                self.indptr.tolist(),
+                self.indices.tolist(),
+                self.distances.tolist(),
+                self.x.tolist(),
+                self.y.tolist(),
+                self.scale.tolist(),
+            )
+        return self._lists
 
     def __len__(self) -> int:
         return len(self.x)
@@ -184,10 +201,8 @@ class _Selection:
     ):
         n = len(index)
         self.rules, self.exempt = rules, [bool(e) for e in exempt]
-        self.ptr = index.indptr.tolist()
-        self.nb = index.indices.tolist()
-        self.dist = index.distances.tolist()
-        self.x, self.y, self.k = index.x.tolist(), index.y.tolist(), index.scale.tolist()
+        # Shared with the index and every other selection on it: never written.
+        self.ptr, self.nb, self.dist, self.x, self.y, self.k = index.as_lists()
         self.rank = list(range(n)) if order is None else [n] * n
         for r, i in enumerate(order or ()):
             self.rank[i] = r
@@ -199,10 +214,28 @@ class _Selection:
         self.mem: list[list[int]] = [[]]  # members per cluster, in joining order
         self.count = 0  # stations
         self.journal: list[tuple[int, int, int, int]] | None = None
-        # Per candidate: stations closer than the gap, and closer than the spacing.
+        # Per candidate: stations closer than the gap, and closer than the spacing; and
+        # the sum and the sum of squares of the near stations' cluster numbers, which
+        # say in O(1) whether they are all of one cluster (and which): the variance is 0.
         self.near = [0] * n
         self.close = [0] * n
+        self.near_sum = [0] * n
+        self.near_sq = [0] * n
         self.radius_missed: set[int] = set()  # rejected for the radius by try_add
+
+    def copy(self) -> _Selection:
+        """An independent copy of the state (the index lists shared; no journal)."""
+        other = object.__new__(_Selection)
+        other.__dict__.update(self.__dict__)
+        for name in (
+            *("cluster_of", "reason", "conflict", "seeds", "sizes"),
+            *("near", "close", "near_sum", "near_sq"),
+        ):
+            setattr(other, name, list(getattr(self, name)))
+        other.mem = [list(m) for m in self.mem]
+        other.radius_missed = set(self.radius_missed)
+        other.journal = None
+        return other
 
     def distance(self, i: int, j: int) -> float:
         grid = math.hypot(self.x[i] - self.x[j], self.y[i] - self.y[j])
@@ -225,28 +258,70 @@ class _Selection:
                 best, best_key = s, (far, rank[s])
         return best
 
-    def _mark(self, i: int, step: int) -> None:
-        """Count station ``i`` in (step 1) or out of (step -1) its neighbours' tallies."""
+    def _mark(self, i: int, c: int, step: int) -> None:
+        """Count station ``i`` of cluster ``c`` in (step 1) or out of (step -1) its neighbours' tallies."""
         gap, spacing = self.rules.cluster_gap_m, self.rules.min_spacing_m
-        near, close = self.near, self.close
+        near, close, near_sum, near_sq = self.near, self.close, self.near_sum, self.near_sq
+        by, by_sq = step * c, step * c * c
         lo, hi = self.ptr[i], self.ptr[i + 1]
         for j, d in zip(self.nb[lo:hi], self.dist[lo:hi], strict=True):
             if d < gap:
                 near[j] += step
+                near_sum[j] += by
+                near_sq[j] += by_sq
                 if d < spacing:
                     close[j] += step
+
+    def _one_cluster(self, i: int) -> int:
+        """The cluster of every station within the gap of ``i``; 0 if none, -1 if several."""
+        k = self.near[i]
+        if not k:
+            return 0
+        c = self.near_sum[i] // k
+        if c * k != self.near_sum[i] or self.near_sq[i] != k * c * c:
+            return -1
+        return c
 
     def fits(self, i: int) -> tuple[int, int]:
         """(cluster, seed) as :meth:`fit` gives them, or (-1, -1); no reason, so faster."""
         if self.close[i]:
             return -1, -1
-        if not self.near[i]:
-            return 0, i
-        c, seed, _, _ = self.fit(i)
-        return c, seed
+        c = self._one_cluster(i)
+        if c <= 0:
+            return (0, i) if c == 0 else (-1, -1)
+        return self._joins(i, c)[:2]
+
+    def _joins(self, i: int, c0: int) -> tuple[int, int, str, int]:
+        """:meth:`fit` for ``i`` whose stations within the gap are all of cluster ``c0``, none within the spacing."""
+        rules = self.rules
+        seed = self.seeds[c0]
+        if self.distance(i, seed) > rules.cluster_radius_m:
+            seed = self.centre([*self.mem[c0], i])  # re-seeding
+            if seed < 0:
+                return -1, -1, _RADIUS, self._nearest(i)
+        cap = rules.max_per_cluster
+        if cap and not self.exempt[i] and self.sizes[c0] >= cap:
+            return -1, -1, CLUSTER_CAP, self.seeds[c0]
+        return c0, seed, "", -1
+
+    def _nearest(self, i: int) -> int:
+        """The nearest station to ``i`` (within the index radius; -1 if none)."""
+        cluster_of = self.cluster_of
+        best, best_d = -1, math.inf
+        lo, hi = self.ptr[i], self.ptr[i + 1]
+        for j, d in zip(self.nb[lo:hi], self.dist[lo:hi], strict=True):
+            if cluster_of[j] and d < best_d:
+                best, best_d = j, d
+        return best
 
     def fit(self, i: int) -> tuple[int, int, str, int]:
         """Where ``i`` could go: (cluster, its seed, "", -1), cluster 0 = a new one; or (-1, -1, reason, blocker)."""
+        if not self.close[i]:
+            c = self._one_cluster(i)
+            if c == 0:
+                return 0, i, "", -1
+            if c > 0:
+                return self._joins(i, c)
         rules = self.rules
         gap = rules.cluster_gap_m
         cluster_of, nb, dist = self.cluster_of, self.nb, self.dist
@@ -301,7 +376,7 @@ class _Selection:
         self.reason[i] = ""
         self.conflict[i] = -1
         self.mem[c].append(i)
-        self._mark(i, 1)
+        self._mark(i, c, 1)
         self.count += 1
         if not self.exempt[i]:
             self.sizes[c] += 1
@@ -339,7 +414,7 @@ class _Selection:
         pos = members.index(i)
         del members[pos]
         self.cluster_of[i] = 0
-        self._mark(i, -1)
+        self._mark(i, c, -1)
         self.count -= 1
         if not self.exempt[i]:
             self.sizes[c] -= 1
@@ -356,14 +431,14 @@ class _Selection:
             if op == _ADD:
                 self.mem[b].pop()
                 cluster_of[a] = 0
-                self._mark(a, -1)
+                self._mark(a, b, -1)
                 self.count -= 1
                 if not exempt[a]:
                     self.sizes[b] -= 1
             elif op == _REMOVE:
                 self.mem[b].insert(pos, a)
                 cluster_of[a] = b
-                self._mark(a, 1)
+                self._mark(a, b, 1)
                 self.count += 1
                 if not exempt[a]:
                     self.sizes[b] += 1
@@ -475,8 +550,7 @@ def select_stations(
         starts = _start_orders(index, order_list, crowd, exempt)
     blocks = min(SEARCH_BLOCKS, rounds)
     for s, start in enumerate(starts):
-        state = _greedy(index, rules, exempt, order_list, start)
-        _improve_by_swaps(state, order_list)
+        state = _swapped_greedy(index, rules, exempt, order_list, start)
         for block in range(blocks):
             size = rounds // blocks + (block < rounds % blocks)
             changed = _search(state, order_list, crowd, size, seed=1000 * s + block)
@@ -502,6 +576,28 @@ def _greedy(
     for i in start:
         state.try_add(i)
     return state
+
+
+def _swapped_greedy(
+    index: NeighbourIndex,
+    rules: SpacingRules,
+    exempt: np.ndarray,
+    order: list[int],
+    start: list[int],
+) -> _Selection:
+    """The greedy from ``start`` followed by the swaps; a fresh copy of a remembered map.
+
+    Deterministic in its arguments, so the index remembers the map (a few lists per
+    candidate) for the next call: ``build_station_map`` runs it once per cap while
+    tuning, and again for the search under the chosen cap.
+    """
+    key = (rules, exempt.tobytes(), tuple(order), tuple(start))
+    known = index._swapped.get(key)
+    if known is None:
+        known = _greedy(index, rules, exempt, order, start)
+        _improve_by_swaps(known, order)
+        index._swapped[key] = known
+    return known.copy()
 
 
 def _settle(state: _Selection, order: list[int], full: bool = True) -> None:
@@ -722,18 +818,20 @@ def _improve_ranks(state: _Selection, order: list[int]) -> None:
     beats a fuel station where the count ties): give up one station, offer the
     candidates within the gap of it in rank order, and keep the change if the map has as
     many stations and a lower sum of ranks. Passes, worst-ranked station first, until none
-    pays; the sum falls with every change, so it ends. Transit stations stay.
+    pays; the sum falls with every change, so it ends. After the first pass only the
+    stations near the previous pass's trades are tried again (as in the swaps). Transit
+    stations stay.
     """
     rank = state.rank
     n = len(rank)
     gap = state.rules.cluster_gap_m
     cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
     state.journal = journal = []
-    improved = True
-    while improved:
-        improved = False
-        for b in [i for i in reversed(order) if cluster_of[i] and not state.exempt[i]]:
-            if not cluster_of[b]:
+    todo = [i for i in reversed(order) if cluster_of[i]]
+    while todo:
+        traded: set[int] = set()
+        for b in todo:
+            if not cluster_of[b] or state.exempt[b]:
                 continue
             better = [
                 j
@@ -764,10 +862,11 @@ def _improve_ranks(state: _Selection, order: list[int]) -> None:
                 elif op == _REMOVE:
                     delta -= rank[a]
             if state.count >= count and delta < 0:
-                improved = True
+                traded.update(_touched(journal))
             else:
                 state.undo(0)
             journal.clear()
+        todo = _near(state, traded) if traded else []
     state.journal = None
 
 

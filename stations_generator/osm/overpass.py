@@ -651,12 +651,15 @@ def _plainly_valid(element: dict) -> bool:
     if "center" in element:
         c = element["center"]
         if not (
-            isinstance(c, dict) and _number_in(c.get("lat"), 90) and _number_in(c.get("lon"), 180)
+            isinstance(c, dict)
+            and _number_in(c.get("lat"), 90)
+            and _number_in(c.get("lon"), 180)
+            and _flat(c)
         ):
             return False
     if "bounds" in element:
         b = element["bounds"]
-        if not isinstance(b, dict):
+        if not isinstance(b, dict) or not _flat(b):
             return False
         for key, limit in (("minlat", 90), ("maxlat", 90), ("minlon", 180), ("maxlon", 180)):
             if key in b and not _number_in(b[key], limit):
@@ -674,7 +677,7 @@ def _plainly_valid(element: dict) -> bool:
         for pt in points:
             if pt is None:
                 continue
-            if not isinstance(pt, dict):
+            if not isinstance(pt, dict) or not _flat(pt):
                 return False
             lat, lon = pt.get("lat"), pt.get("lon")
             if (lat is not None and not _number_in(lat, 90)) or (
@@ -690,7 +693,19 @@ def _plainly_valid(element: dict) -> bool:
                 isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
             ):
                 return False
-    return True
+    # Any other member a scalar: the element nests at most three levels (geometry points).
+    return all(
+        key in _SHAPED_KEYS or not isinstance(value, dict | list) for key, value in element.items()
+    )
+
+
+# The members _plainly_valid checks the shape of; any other must be a scalar.
+_SHAPED_KEYS = frozenset({"center", "bounds", "nodes", "geometry", "tags"})
+
+
+def _flat(obj: dict) -> bool:
+    """No list or object among ``obj``'s values."""
+    return not any(isinstance(v, dict | list) for v in obj.values())
 
 
 def read_overpass_json_file(
@@ -743,8 +758,10 @@ def read_overpass_json_file(
     def take(index: int, element: object) -> None:
         element = _screen(element, index, path, prefix)
         if keep is None or keep(element):
-            jsonio.check_depth(element, f"{path}: {prefix}[{index}]", "an OSM element", 16)
-            if not _plainly_valid(element):  # the schema decides, and words any error
+            # A plainly valid element nests three levels at most; any other is measured
+            # before the schema decides (and words any error).
+            if not _plainly_valid(element):
+                jsonio.check_depth(element, f"{path}: {prefix}[{index}]", "an OSM element", 16)
                 jsonio.validate(
                     element, schemas.OVERPASS_ELEMENT, str(path), path_prefix=f"{prefix}[{index}]"
                 )
