@@ -620,6 +620,13 @@ def _first_bytes(path: Path, handle) -> tuple[bytes, bool]:
 
 # Keys of OVERPASS_ELEMENT whose values _plainly_valid leaves to the schema.
 _DEEP_KEYS = frozenset({"members"})
+# The members _plainly_valid checks the shape of; any other must be a scalar.
+_SHAPED_KEYS = frozenset({"center", "bounds", "nodes", "geometry", "tags"})
+
+
+def _flat(obj: dict) -> bool:
+    """No list or object among ``obj``'s values."""
+    return not any(isinstance(v, dict | list) for v in obj.values())
 
 
 def _number_in(value: object, limit: float) -> bool:
@@ -697,15 +704,6 @@ def _plainly_valid(element: dict) -> bool:
     return all(
         key in _SHAPED_KEYS or not isinstance(value, dict | list) for key, value in element.items()
     )
-
-
-# The members _plainly_valid checks the shape of; any other must be a scalar.
-_SHAPED_KEYS = frozenset({"center", "bounds", "nodes", "geometry", "tags"})
-
-
-def _flat(obj: dict) -> bool:
-    """No list or object among ``obj``'s values."""
-    return not any(isinstance(v, dict | list) for v in obj.values())
 
 
 def read_overpass_json_file(
