@@ -194,10 +194,15 @@ class Catalogue:
                 found[cat.name] = cat
         return sorted(found.values(), key=lambda c: self._order[c.name])
 
-    def station_category(self, tags: Mapping[str, str]) -> Category | None:
-        """The best-ranked station category the tags belong to (lowest priority, then order)."""
+    def station_category(
+        self, tags: Mapping[str, str], matching: Sequence[Category] | None = None
+    ) -> Category | None:
+        """The best-ranked station category the tags belong to (lowest priority, then order).
+
+        ``matching``, if given, is what :meth:`matching` returns for ``tags`` (to not
+        match them twice)."""
         best = None
-        for cat in self.matching(tags):
+        for cat in self.matching(tags) if matching is None else matching:
             if cat.station and (best is None or cat.priority < best.priority):
                 best = cat
         return best

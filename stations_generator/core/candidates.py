@@ -54,14 +54,19 @@ def elements_to_candidates(
     Duplicated elements (the same ``id`` read twice, e.g. from two files) are kept once.
     """
     rows: dict[str, dict] = {}
+    hours_verdicts: dict[str, str] = {}  # one evaluation per distinct opening_hours text
     for el in elements:
         if el.key in rows:
             continue
-        category = catalogue.station_category(el.tags)
+        matching = catalogue.matching(el.tags)
+        category = catalogue.station_category(el.tags, matching)
         if category is None:
             continue
-        subjects = sorted({s for c in catalogue.matching(el.tags) for s in c.subjects})
+        subjects = sorted({s for c in matching for s in c.subjects})
         hours = el.tags.get("opening_hours", "")
+        verdict = hours_verdicts.get(hours)
+        if verdict is None:
+            verdict = hours_verdicts[hours] = open_during_play(hours, window)
         rows[el.key] = {
             "id": el.key,
             "osm_type": el.osm_type,
@@ -72,7 +77,7 @@ def elements_to_candidates(
             "transit": bool(category.transit),
             "subjects": ",".join(subjects),
             "opening_hours": hours,
-            "open_during_play": open_during_play(hours, window),
+            "open_during_play": verdict,
             "quality": quality_score(el.tags),
             "lon": float(el.lon),
             "lat": float(el.lat),

@@ -14,17 +14,18 @@ import pandas as pd
 
 _TYPE_ORDER = {"node": 0, "way": 1, "relation": 2}
 _QUALITY_TAGS = (
-    ("wikidata", "wikipedia", "brand:wikidata"),
-    ("website", "contact:website", "url"),
-    ("opening_hours",),
-    ("addr:street", "addr:housenumber"),
+    frozenset({"wikidata", "wikipedia", "brand:wikidata"}),
+    frozenset({"website", "contact:website", "url"}),
+    frozenset({"opening_hours"}),
+    frozenset({"addr:street", "addr:housenumber"}),
 )
 
 
 def quality_score(tags: Mapping[str, str]) -> int:
     """How well-documented a POI is: one point each for a wiki link, a website,
     opening hours and an address (0–4). Better-documented places make better stations."""
-    return sum(any(t in tags for t in group) for group in _QUALITY_TAGS)
+    keys = tags.keys()
+    return sum(not keys.isdisjoint(group) for group in _QUALITY_TAGS)
 
 
 def rank_order(candidates: pd.DataFrame) -> np.ndarray:
