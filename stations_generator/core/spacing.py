@@ -570,11 +570,25 @@ def _greedy(
     exempt: np.ndarray,
     order: list[int],
     start: list[int],
+    *,
+    reasons: bool = True,
 ) -> _Selection:
-    """The greedy: offer each candidate of ``start`` once (ranks from ``order``)."""
+    """The greedy: offer each candidate of ``start`` once (ranks from ``order``).
+
+    Without ``reasons`` the rejected candidates' reasons are not worked out (the
+    costly part of a rejection): for maps that :func:`_settle` finishes in full, which
+    records every reason again.
+    """
     state = _Selection(index, rules, exempt, order)
+    if reasons:
+        for i in start:
+            state.try_add(i)
+        return state
+    fits, add = state.fits, state.add
     for i in start:
-        state.try_add(i)
+        c, seed = fits(i)
+        if c >= 0:
+            add(i, c, seed)
     return state
 
 
@@ -594,7 +608,8 @@ def _swapped_greedy(
     key = (rules, exempt.tobytes(), tuple(order), tuple(start))
     known = index._swapped.get(key)
     if known is None:
-        known = _greedy(index, rules, exempt, order, start)
+        # Every caller ends with the full settle, which words the reasons.
+        known = _greedy(index, rules, exempt, order, start, reasons=False)
         _improve_by_swaps(known, order)
         index._swapped[key] = known
     return known.copy()
