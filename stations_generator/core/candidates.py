@@ -53,43 +53,45 @@ def elements_to_candidates(
 
     Duplicated elements (the same ``id`` read twice, e.g. from two files) are kept once.
     """
-    rows: dict[str, dict] = {}
+    rows: list[tuple] = []  # CANDIDATE_COLUMNS, then lon and lat
+    seen: set[str] = set()
     hours_verdicts: dict[str, str] = {}  # one evaluation per distinct opening_hours text
     for el in elements:
-        if el.key in rows:
+        key = el.key
+        if key in seen:
             continue
         matching = catalogue.matching(el.tags)
         category = catalogue.station_category(el.tags, matching)
         if category is None:
             continue
-        subjects = sorted({s for c in matching for s in c.subjects})
+        seen.add(key)
         hours = el.tags.get("opening_hours", "")
         verdict = hours_verdicts.get(hours)
         if verdict is None:
             verdict = hours_verdicts[hours] = open_during_play(hours, window)
-        rows[el.key] = {
-            "id": el.key,
-            "osm_type": el.osm_type,
-            "osm_id": int(el.osm_id),
-            "name": el.tags.get("name", "").strip(),
-            "category": category.name,
-            "priority": int(category.priority),
-            "transit": bool(category.transit),
-            "subjects": ",".join(subjects),
-            "opening_hours": hours,
-            "open_during_play": verdict,
-            "quality": quality_score(el.tags),
-            "lon": float(el.lon),
-            "lat": float(el.lat),
-        }
-    ordered = sorted(
-        rows.values(), key=lambda r: ({"node": 0, "way": 1}.get(r["osm_type"], 2), r["osm_id"])
-    )
-    lon = np.array([r.pop("lon") for r in ordered], float)
-    lat = np.array([r.pop("lat") for r in ordered], float)
+        rows.append(
+            (
+                key,
+                el.osm_type,
+                int(el.osm_id),
+                el.tags.get("name", "").strip(),
+                category.name,
+                int(category.priority),
+                bool(category.transit),
+                ",".join(sorted({s for c in matching for s in c.subjects})),
+                hours,
+                verdict,
+                quality_score(el.tags),
+                float(el.lon),
+                float(el.lat),
+            )
+        )
+    type_order = {"node": 0, "way": 1}
+    rows.sort(key=lambda r: (type_order.get(r[1], 2), r[2]))
+    columns = list(zip(*rows, strict=True)) or [()] * (len(CANDIDATE_COLUMNS) + 2)
     frame = gpd.GeoDataFrame(
-        {col: [r[col] for r in ordered] for col in CANDIDATE_COLUMNS},
-        geometry=gpd.points_from_xy(lon, lat),
+        dict(zip(CANDIDATE_COLUMNS, map(list, columns), strict=False)),
+        geometry=gpd.points_from_xy(np.array(columns[-2], float), np.array(columns[-1], float)),
         crs="EPSG:4326",
     )
     return frame.astype(
