@@ -57,3 +57,23 @@ def test_lazy_help_matches_the_commands():
             assert click.Command(name, help=text).get_short_help_str(limit) == (
                 command.get_short_help_str(limit)
             )
+
+
+def test_town_sized_generate_imports_no_scipy(tmp_path):
+    """The bundled Sioux Falls game (648 candidates) needs no KD-tree: importing
+    ``scipy.spatial`` would cost ~0.25 s, a third of the whole run (see core/closepairs.py)."""
+    sioux = REPO / "examples" / "sioux-falls"
+    heavy = _imported_by(
+        "-q",
+        "generate",
+        str(REPO / "zones" / "sioux-falls.geojson"),
+        "--osm",
+        str(sioux / "pois.json"),
+        "--water",
+        str(sioux / "water.json"),
+        "-o",
+        str(tmp_path / "out"),
+    )
+    assert (tmp_path / "out" / "stations.geojson").is_file()
+    assert "geopandas" in heavy  # (the probe sees the run's imports)
+    assert "scipy" not in heavy

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import cKDTree
+
+from .closepairs import counts_within
 
 DEFAULT_DENSITY_RADIUS_M = 1609.0  # one mile
 
@@ -86,12 +87,7 @@ def nearby_counts(
     n = len(x)
     if n == 0:
         return np.zeros(0, np.int64)
-    points = np.column_stack([x, y])
-    tree = cKDTree(points)
-    counts = tree.query_ball_point(
-        points, r=radius_m * np.asarray(scale), return_length=True, workers=-1
-    )
-    return np.asarray(counts, np.int64) - 1
+    return counts_within(x, y, radius_m * np.asarray(scale, float)) - 1
 
 
 def assign_tiers(counts: np.ndarray, tiers: Sequence[WaitTier] = DEFAULT_TIERS) -> list[WaitTier]:

@@ -28,7 +28,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import cKDTree
+
+from .closepairs import pairs_within
 
 # Reasons a candidate is not a station.
 SPACING = "spacing"
@@ -129,21 +130,20 @@ class NeighbourIndex:
         n = len(self.x)
         pairs = np.zeros((0, 2), np.int32)
         if n > 1:
-            tree = cKDTree(np.column_stack([self.x, self.y]))
             # Search a little wider in grid units, then keep pairs by true distance.
             grid_radius = self.radius_m * float(self.scale.max()) * (1 + 1e-9)
-            pairs = tree.query_pairs(grid_radius, output_type="ndarray").astype(np.int32)
-        # Both directions of every pair, grouped by the first (a stable integer sort).
-        m = len(pairs)
-        both = np.empty((2 * m, 2), np.int32)
-        both[:m] = pairs
-        both[m:] = pairs[:, ::-1]
-        both = both[np.argsort(both[:, 0], kind="stable")]
-        rows, cols = both[:, 0], both[:, 1]
-        grid = np.hypot(self.x[rows] - self.x[cols], self.y[rows] - self.y[cols])
-        true = grid / ((self.scale[rows] + self.scale[cols]) / 2)
+            pairs = pairs_within(self.x, self.y, grid_radius)
+        # Keep the pairs within the true radius, then store both directions of each,
+        # grouped by the first and in index order within a group (one integer sort).
+        i, j = pairs[:, 0], pairs[:, 1]
+        grid = np.hypot(self.x[i] - self.x[j], self.y[i] - self.y[j])
+        true = grid / ((self.scale[i] + self.scale[j]) / 2)
         keep = true <= self.radius_m
-        rows, self.indices, self.distances = rows[keep], cols[keep], true[keep]
+        i, j, true = i[keep], j[keep], true[keep]
+        rows, cols = np.concatenate([i, j]), np.concatenate([j, i])
+        order = np.argsort(rows.astype(np.int64) * n + cols)
+        rows, self.indices = rows[order], cols[order]
+        self.distances = np.concatenate([true, true])[order]
         self.indptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(rows, minlength=n), out=self.indptr[1:])
         self._lists: tuple[list, ...] | None = None
