@@ -101,6 +101,18 @@ def write_small(folder: Path) -> tuple[Path, Path]:
     return _box_polygon(folder / "area-small.geojson", SMALL_BOX), data
 
 
+def child_env() -> dict[str, str]:
+    """The environment of a timed run: this checkout first, and bytecode caching on.
+
+    A machine with ``PYTHONDONTWRITEBYTECODE`` set compiles every module of the
+    package again in every process (~0.1 s); an installed package has its ``.pyc``
+    files, so the runs (best of N) measure what a user's process does.
+    """
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def run(area: Path, data: Path, out: Path, profile: Path | None = None) -> tuple[float, float]:
     code = "from stations_generator.cli import main; main()"
     args = [sys.executable, "-c", code]
@@ -109,7 +121,7 @@ def run(area: Path, data: Path, out: Path, profile: Path | None = None) -> tuple
         script.write_text(code + "\n")
         args = [sys.executable, "-m", "cProfile", "-o", str(profile), str(script)]
     args += ["-q", "generate", str(area), "--osm", str(data), "--no-water-subtract", "-o", str(out)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env()
     started = time.perf_counter()
     proc = subprocess.Popen(args, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -159,7 +171,7 @@ def stages(area: Path, data: Path, out: Path) -> dict[str, tuple[float, float]]:
     """CPU and wall seconds of each stage of one ``generate`` process."""
     args = [sys.executable, "-c", _STAGES, "-q", "generate", str(area), "--osm", str(data)]
     args += ["--no-water-subtract", "-o", str(out)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env()
     text = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
     line = next(x for x in text.splitlines() if x.startswith("STAGES "))
     return json.loads(line[len("STAGES ") :])

@@ -134,15 +134,18 @@ class NeighbourIndex:
             grid_radius = self.radius_m * float(self.scale.max()) * (1 + 1e-9)
             pairs = pairs_within(self.x, self.y, grid_radius)
         # Keep the pairs within the true radius, then store both directions of each,
-        # grouped by the first and in index order within a group (one integer sort).
+        # grouped by the first and in index order within a group: the pairs come
+        # sorted by (i, j), so a stable sort by row of the (j, i) pairs followed by
+        # the (i, j) ones puts each row's smaller neighbours (ascending) before its
+        # larger ones (ascending).
         i, j = pairs[:, 0], pairs[:, 1]
         grid = np.hypot(self.x[i] - self.x[j], self.y[i] - self.y[j])
         true = grid / ((self.scale[i] + self.scale[j]) / 2)
         keep = true <= self.radius_m
         i, j, true = i[keep], j[keep], true[keep]
-        rows, cols = np.concatenate([i, j]), np.concatenate([j, i])
-        order = np.argsort(rows.astype(np.int64) * n + cols)
-        rows, self.indices = rows[order], cols[order]
+        rows = np.concatenate([j, i])
+        order = np.argsort(rows, kind="stable")
+        self.indices = np.concatenate([i, j])[order]
         self.distances = np.concatenate([true, true])[order]
         self.indptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(rows, minlength=n), out=self.indptr[1:])
@@ -896,12 +899,16 @@ def _near(state: _Selection, changed: set[int]) -> list[int]:
     cluster_of, nb, dist, ptr, rank = state.cluster_of, state.nb, state.dist, state.ptr, state.rank
     hop = set(changed)
     for i in changed:
-        hop.update(nb[k] for k in range(ptr[i], ptr[i + 1]) if dist[k] < gap)
+        lo, hi = ptr[i], ptr[i + 1]
+        hop.update([j for j, d in zip(nb[lo:hi], dist[lo:hi], strict=True) if d < gap])
     near = set()
     for i in hop:
         if cluster_of[i]:
             near.add(i)
-        near.update(nb[k] for k in range(ptr[i], ptr[i + 1]) if dist[k] < gap and cluster_of[nb[k]])
+        lo, hi = ptr[i], ptr[i + 1]
+        near.update(
+            [j for j, d in zip(nb[lo:hi], dist[lo:hi], strict=True) if d < gap and cluster_of[j]]
+        )
     return sorted(near, key=rank.__getitem__, reverse=True)
 
 

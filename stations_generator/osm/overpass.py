@@ -435,14 +435,20 @@ def _records(result: overpy.Result, plain: list[dict[str, Any]]) -> list[OsmElem
         if position is None:
             continue
         osm_type = element["type"]
-        key = f"{osm_type}/{element['id']}"
+        lat, lon = position
+        # Plain floats in range (NaN fails the comparisons) as they are; anything
+        # else through _coordinate, which converts it or words the error.
+        if not (type(lat) is float and -90.0 <= lat <= 90.0):
+            lat = _coordinate(lat, "latitude", f"{osm_type}/{element['id']}")
+        if not (type(lon) is float and -180.0 <= lon <= 180.0):
+            lon = _coordinate(lon, "longitude", f"{osm_type}/{element['id']}")
         records.append(
             OsmElement(
-                osm_type=osm_type,
-                osm_id=int(element["id"]),
-                lat=_coordinate(position[0], "latitude", key),
-                lon=_coordinate(position[1], "longitude", key),
-                tags={str(k): str(v) for k, v in (element.get("tags") or {}).items()},
+                osm_type,
+                int(element["id"]),
+                lat,
+                lon,
+                {str(k): str(v) for k, v in (element.get("tags") or {}).items()},
             )
         )
     groups: list[tuple[str, Sequence[overpy.Element]]] = [
