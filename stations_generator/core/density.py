@@ -84,9 +84,6 @@ def nearby_counts(
     factors; each point's grid radius is ``radius_m * scale``, exact to well under a
     millimetre at a mile.
     """
-    n = len(x)
-    if n == 0:
-        return np.zeros(0, np.int64)
     return counts_within(x, y, radius_m * np.asarray(scale, float)) - 1
 
 

@@ -269,14 +269,17 @@ def _to_overpy(
 # --------------------------------------------------------------------------- #
 
 
-def _coordinate(value: object, what: str, osm_key: str) -> float:
+def _coordinate(value: object, what: str, osm_type: str, osm_id: object) -> float:
+    """``value`` as a float latitude / longitude (``what``) of ``osm_type/osm_id``, or InputError."""
+    limit = 90.0 if what == "latitude" else 180.0
+    if type(value) is float and -limit <= value <= limit:  # the common case (NaN fails)
+        return value
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise InputError(f"{osm_key} has a non-numeric {what} {value!r}") from None
-    limit = 90.0 if what == "latitude" else 180.0
+        raise InputError(f"{osm_type}/{osm_id} has a non-numeric {what} {value!r}") from None
     if not math.isfinite(number) or abs(number) > limit:
-        raise InputError(f"{osm_key} has an out-of-range {what} {value!r}")
+        raise InputError(f"{osm_type}/{osm_id} has an out-of-range {what} {value!r}")
     return number
 
 
@@ -435,19 +438,13 @@ def _records(result: overpy.Result, plain: list[dict[str, Any]]) -> list[OsmElem
         if position is None:
             continue
         osm_type = element["type"]
-        lat, lon = position
-        # Plain floats in range (NaN fails the comparisons) as they are; anything
-        # else through _coordinate, which converts it or words the error.
-        if not (type(lat) is float and -90.0 <= lat <= 90.0):
-            lat = _coordinate(lat, "latitude", f"{osm_type}/{element['id']}")
-        if not (type(lon) is float and -180.0 <= lon <= 180.0):
-            lon = _coordinate(lon, "longitude", f"{osm_type}/{element['id']}")
+        oid = element["id"]
         records.append(
             OsmElement(
                 osm_type,
-                int(element["id"]),
-                lat,
-                lon,
+                int(oid),
+                _coordinate(position[0], "latitude", osm_type, oid),
+                _coordinate(position[1], "longitude", osm_type, oid),
                 {str(k): str(v) for k, v in (element.get("tags") or {}).items()},
             )
         )
@@ -461,14 +458,13 @@ def _records(result: overpy.Result, plain: list[dict[str, Any]]) -> list[OsmElem
             position = _position(element)
             if position is None:
                 continue
-            key = f"{osm_type}/{element.id}"
             tags = {str(k): str(v) for k, v in (element.tags or {}).items()}
             records.append(
                 OsmElement(
                     osm_type=osm_type,
                     osm_id=int(element.id),
-                    lat=_coordinate(position[0], "latitude", key),
-                    lon=_coordinate(position[1], "longitude", key),
+                    lat=_coordinate(position[0], "latitude", osm_type, element.id),
+                    lon=_coordinate(position[1], "longitude", osm_type, element.id),
                     tags=tags,
                 )
             )
