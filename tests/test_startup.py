@@ -60,8 +60,8 @@ def test_lazy_help_matches_the_commands():
 
 
 def test_town_sized_generate_imports_no_scipy(tmp_path):
-    """The bundled Sioux Falls game (648 candidates) needs no KD-tree: importing
-    ``scipy.spatial`` would cost ~0.25 s, a third of the whole run (see core/closepairs.py)."""
+    """``generate`` finds close pairs without scipy (core/closepairs.py): importing
+    ``scipy.spatial`` would cost ~0.25 s, a third of the bundled Sioux Falls run."""
     sioux = REPO / "examples" / "sioux-falls"
     heavy = _imported_by(
         "-q",

@@ -107,7 +107,8 @@ class SpacingResult:
 class NeighbourIndex:
     """Candidates within a fixed radius of each other, precomputed once.
 
-    Pairs come from a KD-tree over projected coordinates; distances are grid
+    Pairs come from a strip sweep over projected coordinates (see
+    :mod:`stations_generator.core.closepairs`); distances are grid
     distances in the conformal projection divided by the mean point scale factor
     of the pair, i.e. true lengths to well under a millimetre at these ranges (see
     :mod:`stations_generator.core.geodesy`).
