@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -245,6 +248,25 @@ def play_window(request: GenerateRequest):
         raise InputError(str(exc)) from None
 
 
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Pause Python's cycle collector while a station map is made (restored after).
+
+    The run makes millions of long-lived containers (a dict per OSM element, neighbour
+    lists) and no cycles to speak of: the collector only walks the live ones, 0.5 s of
+    8.7 s at 100k candidates, while the peak memory is the same either way (688 MB;
+    193 vs 190 MB on Sioux Falls with a 20 s ``--optimize``). Reference counting still
+    frees everything else as it goes.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def run_generate(request: GenerateRequest, console) -> StationMap:
     """Load, compute, write, report. Raises :class:`UserError` on bad input."""
     play_window(request)
@@ -252,7 +274,7 @@ def run_generate(request: GenerateRequest, console) -> StationMap:
     catalogue = select_catalogue(request)
     # The -o folder is locked from here on (a second run fails at once); its files
     # appear together when the block ends, or not at all.
-    with output_set(request.output_dir, GENERATE_FILES) as outputs:
+    with output_set(request.output_dir, GENERATE_FILES) as outputs, _no_cycle_collection():
         area, exclusions, default_name = read_area(request, console)
         data = load_data(request, console, area, catalogue)
         result = build(request, console, area, exclusions, data, catalogue)

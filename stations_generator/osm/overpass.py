@@ -431,6 +431,13 @@ def parse_overpass(
     return _records(result, plain), _water(result)
 
 
+def _string_tags(tags: dict[str, Any]) -> dict[str, str]:
+    """A copy of JSON tags with every value a string (numbers as their text)."""
+    if _ONLY_STR.issuperset(map(type, tags.values())):  # JSON keys are strings already
+        return dict(tags)
+    return {str(k): str(v) for k, v in tags.items()}
+
+
 def _records(result: overpy.Result, plain: list[dict[str, Any]]) -> list[OsmElement]:
     records: list[OsmElement] = []
     for element in plain:
@@ -445,7 +452,7 @@ def _records(result: overpy.Result, plain: list[dict[str, Any]]) -> list[OsmElem
                 int(oid),
                 _coordinate(position[0], "latitude", osm_type, oid),
                 _coordinate(position[1], "longitude", osm_type, oid),
-                {str(k): str(v) for k, v in (element.get("tags") or {}).items()},
+                _string_tags(element.get("tags") or {}),
             )
         )
     groups: list[tuple[str, Sequence[overpy.Element]]] = [
@@ -680,6 +687,7 @@ def _first_bytes(path: Path, handle) -> tuple[bytes, bool]:
 _DEEP_KEYS = frozenset({"members"})
 # The members _plainly_valid checks the shape of; any other must be a scalar.
 _SHAPED_KEYS = frozenset({"center", "bounds", "nodes", "geometry", "tags"})
+_ONLY_STR = frozenset({str})
 
 
 def _flat(obj: dict) -> bool:
@@ -753,15 +761,17 @@ def _plainly_valid(element: dict) -> bool:
         tags = element["tags"]
         if not isinstance(tags, dict):
             return False
-        for v in tags.values():
-            if not isinstance(v, str) and not (
-                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-            ):
-                return False
+        if not _ONLY_STR.issuperset(map(type, tags.values())):  # (the common case, in C)
+            for v in tags.values():
+                if not isinstance(v, str) and not (
+                    isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                ):
+                    return False
     # Any other member a scalar: the element nests at most three levels (geometry points).
-    return all(
-        key in _SHAPED_KEYS or not isinstance(value, dict | list) for key, value in element.items()
-    )
+    for key, value in element.items():
+        if key not in _SHAPED_KEYS and isinstance(value, dict | list):
+            return False
+    return True
 
 
 def read_overpass_json_file(

@@ -81,9 +81,10 @@ def read_files(
 
             raw = overpass.read_overpass_json_file(path, keep=wanted)
             elements, polygons = overpass.parse_overpass(raw, path.name)
-            data.elements.extend(e for e in elements if catalogue.keeps(e.tags))
-            if with_water:
+            if with_water:  # (else ``wanted`` kept only what the catalogue keeps)
+                elements = [e for e in elements if catalogue.keeps(e.tags)]
                 data.water.extend(polygons)
+            data.elements.extend(elements)
         else:
             data.elements.extend(layers.points(path, catalogue, bbox))
             if water and not water_files:
