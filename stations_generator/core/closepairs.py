@@ -55,9 +55,7 @@ def pairs_within(x: np.ndarray, y: np.ndarray, radius: float) -> np.ndarray:
     r2 = float(radius) * float(radius)
     found = []
     for p, q in sweep.candidates():
-        dx = sweep.x[p] - sweep.x[q]
-        dy = sweep.y[p] - sweep.y[q]
-        near = dx * dx + dy * dy <= r2
+        near = sweep.squared_distances(p, q) <= r2
         i = sweep.order[p[near]]
         j = sweep.order[q[near]]
         found.append(np.minimum(i, j) * n + np.maximum(i, j))
@@ -88,14 +86,10 @@ def counts_within(x: np.ndarray, y: np.ndarray, radii: np.ndarray) -> np.ndarray
     if n == 0:
         return np.zeros(0, np.int64)
     counts = np.ones(n, np.int64)
-    if n == 1:
-        return counts
     sweep = _Sweep(x, y, float(radii.max()))
     r2 = (radii * radii)[sweep.order]
     for p, q in sweep.candidates():
-        dx = sweep.x[p] - sweep.x[q]
-        dy = sweep.y[p] - sweep.y[q]
-        d2 = dx * dx + dy * dy
+        d2 = sweep.squared_distances(p, q)
         counts += np.bincount(p[d2 <= r2[p]], minlength=n)
         counts += np.bincount(q[d2 <= r2[q]], minlength=n)
     by_index = np.empty(n, np.int64)
@@ -123,6 +117,12 @@ class _Sweep:
         # Each key is exact to one ulp of the largest: many ulps of margin keep every
         # partner inside its run (extra points in a run are measured, then dropped).
         self.margin = 64.0 * float(np.spacing(self.key[-1] + self.width))
+
+    def squared_distances(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Squared distances between the points at sorted positions ``p`` and ``q``."""
+        dx = self.x[p] - self.x[q]
+        dy = self.y[p] - self.y[q]
+        return dx * dx + dy * dy
 
     def candidates(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Batches of positions ``(p, q)`` in sorted order: every pair of points within

@@ -432,8 +432,8 @@ def parse_overpass(
 
 
 def _string_tags(tags: dict[str, Any]) -> dict[str, str]:
-    """A copy of JSON tags with every value a string (numbers as their text)."""
-    if _ONLY_STR.issuperset(map(type, tags.values())):  # JSON keys are strings already
+    """A copy of tags with every key and value a string (numbers as their text)."""
+    if _ONLY_STR.issuperset(map(type, tags.values())) and _ONLY_STR.issuperset(map(type, tags)):
         return dict(tags)
     return {str(k): str(v) for k, v in tags.items()}
 
@@ -465,7 +465,7 @@ def _records(result: overpy.Result, plain: list[dict[str, Any]]) -> list[OsmElem
             position = _position(element)
             if position is None:
                 continue
-            tags = {str(k): str(v) for k, v in (element.tags or {}).items()}
+            tags = _string_tags(element.tags or {})
             records.append(
                 OsmElement(
                     osm_type=osm_type,
