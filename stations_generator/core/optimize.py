@@ -784,7 +784,7 @@ def _as_result(
     Rejected candidates are offered once more in rank order, so the map is maximal
     even where a component's solve stopped early.
     """
-    state = _Selection(index, rules, exempt)
+    state = _Selection.empty(index, rules, exempt)
     for seed, members in sorted(clusters, key=lambda sm: min(rank[m] for m in sm[1])):
         state.add(seed, 0)
         c = state.cluster_of[seed]

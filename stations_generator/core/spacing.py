@@ -31,6 +31,10 @@ import numpy as np
 
 from .closepairs import pairs_within
 
+#: Whether this module runs compiled (setup.py builds it with mypyc where a C compiler
+#: is at hand; the same source, so the same stations, about twice as fast at scale).
+IS_COMPILED = not __file__.endswith(".py")
+
 # Reasons a candidate is not a station.
 SPACING = "spacing"
 GAP = "gap"
@@ -104,6 +108,10 @@ class SpacingResult:
         return int(self.kept.sum())
 
 
+#: (indptr, indices, distances, x, y, scale) of a :class:`NeighbourIndex` as Python lists.
+IndexLists = tuple[list[int], list[int], list[float], list[float], list[float], list[float]]
+
+
 class NeighbourIndex:
     """Candidates within a fixed radius of each other, precomputed once.
 
@@ -150,12 +158,12 @@ class NeighbourIndex:
         self.distances = np.concatenate([true, true])[order]
         self.indptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(rows, minlength=n), out=self.indptr[1:])
-        self._lists: tuple[list, ...] | None = None
+        self._lists: IndexLists | None = None
         # Greedy + swaps maps by (rules, start order, exempt): the cap tune and the
         # search that follows it start from the same map (see select_stations).
         self._swapped: dict[tuple, _Selection] = {}
 
-    def as_lists(self) -> tuple[list, ...]:
+    def as_lists(self) -> IndexLists:
         """(indptr, indices, distances, x, y, scale) as Python lists, made once; read-only."""
         if self._lists is None:
             self._lists = (
@@ -196,20 +204,28 @@ class _Selection:
     set to a list, every change is recorded so :meth:`undo` can roll it back.
     """
 
-    def __init__(
-        self,
-        index: NeighbourIndex,
-        rules: SpacingRules,
-        exempt: np.ndarray,
-        order: list[int] | None = None,
-    ):
-        n = len(index)
-        self.rules, self.exempt = rules, [bool(e) for e in exempt]
+    rules: SpacingRules
+    exempt: list[bool]
+    ptr: list[int]
+    nb: list[int]
+    dist: list[float]
+    x: list[float]
+    y: list[float]
+    k: list[float]
+    rank: list[int]
+    cluster_of: list[int]
+    reason: list[str]
+    conflict: list[int]
+    near: list[int]
+    close: list[int]
+    near_sum: list[int]
+    near_sq: list[int]
+
+    def __init__(self, rules: SpacingRules, exempt: list[bool], lists: IndexLists, rank: list[int]):
+        n = len(rank)
         # Shared with the index and every other selection on it: never written.
-        self.ptr, self.nb, self.dist, self.x, self.y, self.k = index.as_lists()
-        self.rank = list(range(n)) if order is None else [n] * n
-        for r, i in enumerate(order or ()):
-            self.rank[i] = r
+        self.rules, self.exempt, self.rank = rules, exempt, rank
+        self.ptr, self.nb, self.dist, self.x, self.y, self.k = lists
         self.cluster_of = [0] * n  # 0 = not a station
         self.reason = [""] * n
         self.conflict = [-1] * n
@@ -227,18 +243,38 @@ class _Selection:
         self.near_sq = [0] * n
         self.radius_missed: set[int] = set()  # rejected for the radius by try_add
 
+    @classmethod
+    def empty(
+        cls,
+        index: NeighbourIndex,
+        rules: SpacingRules,
+        exempt: np.ndarray,
+        order: list[int] | None = None,
+    ) -> _Selection:
+        """No station yet; ranks from ``order`` (candidates not in it rank last)."""
+        n = len(index)
+        rank = list(range(n)) if order is None else [n] * n
+        for r, i in enumerate(order or ()):
+            rank[i] = r
+        return cls(rules, [bool(e) for e in exempt], index.as_lists(), rank)
+
     def copy(self) -> _Selection:
         """An independent copy of the state (the index lists shared; no journal)."""
-        other = object.__new__(_Selection)
-        other.__dict__.update(self.__dict__)
-        for name in (
-            *("cluster_of", "reason", "conflict", "seeds", "sizes"),
-            *("near", "close", "near_sum", "near_sq"),
-        ):
-            setattr(other, name, list(getattr(self, name)))
+        lists = (self.ptr, self.nb, self.dist, self.x, self.y, self.k)
+        other = _Selection(self.rules, self.exempt, lists, self.rank)
+        # Every attribute by name (the compiled class has no __dict__).
+        other.cluster_of = list(self.cluster_of)
+        other.reason = list(self.reason)
+        other.conflict = list(self.conflict)
+        other.seeds = list(self.seeds)
+        other.sizes = list(self.sizes)
         other.mem = [list(m) for m in self.mem]
+        other.count = self.count
+        other.near = list(self.near)
+        other.close = list(self.close)
+        other.near_sum = list(self.near_sum)
+        other.near_sq = list(self.near_sq)
         other.radius_missed = set(self.radius_missed)
-        other.journal = None
         return other
 
     def distance(self, i: int, j: int) -> float:
@@ -267,9 +303,11 @@ class _Selection:
         gap, spacing = self.rules.cluster_gap_m, self.rules.min_spacing_m
         near, close, near_sum, near_sq = self.near, self.close, self.near_sum, self.near_sq
         by, by_sq = step * c, step * c * c
-        lo, hi = self.ptr[i], self.ptr[i + 1]
-        for j, d in zip(self.nb[lo:hi], self.dist[lo:hi], strict=True):
+        nb, dist = self.nb, self.dist
+        for k in range(self.ptr[i], self.ptr[i + 1]):
+            d = dist[k]
             if d < gap:
+                j = nb[k]
                 near[j] += step
                 near_sum[j] += by
                 near_sq[j] += by_sq
@@ -311,11 +349,12 @@ class _Selection:
     def _nearest(self, i: int) -> int:
         """The nearest station to ``i`` (within the index radius; -1 if none)."""
         cluster_of = self.cluster_of
+        nb, dist = self.nb, self.dist
         best, best_d = -1, math.inf
-        lo, hi = self.ptr[i], self.ptr[i + 1]
-        for j, d in zip(self.nb[lo:hi], self.dist[lo:hi], strict=True):
-            if cluster_of[j] and d < best_d:
-                best, best_d = j, d
+        for k in range(self.ptr[i], self.ptr[i + 1]):
+            j = nb[k]
+            if cluster_of[j] and dist[k] < best_d:
+                best, best_d = j, dist[k]
         return best
 
     def fit(self, i: int) -> tuple[int, int, str, int]:
@@ -333,11 +372,12 @@ class _Selection:
         # one of any other cluster (d1, j1): one pass, no sorting needed.
         c0 = j0 = j1 = -1
         d0 = d1 = math.inf
-        lo, hi = self.ptr[i], self.ptr[i + 1]
-        for j, d in zip(nb[lo:hi], dist[lo:hi], strict=True):
+        for k in range(self.ptr[i], self.ptr[i + 1]):
+            j = nb[k]
             c = cluster_of[j]
             if not c:  # most neighbours are not stations: test that first
                 continue
+            d = dist[k]
             if d >= gap:
                 continue
             if c == c0:
@@ -583,7 +623,7 @@ def _greedy(
     costly part of a rejection): for maps that :func:`_settle` finishes in full, which
     records every reason again.
     """
-    state = _Selection(index, rules, exempt, order)
+    state = _Selection.empty(index, rules, exempt, order)
     if reasons:
         for i in start:
             state.try_add(i)
@@ -706,7 +746,8 @@ def _search(
     cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
     noise = max(1.0, len(order) / 3)
     exempt = state.exempt
-    state.journal = journal = []
+    journal: list[tuple[int, int, int, int]] = []
+    state.journal = journal
     for _ in range(iterations):
         s = order[rng.randrange(len(order))]
         count = state.count
@@ -783,7 +824,8 @@ def _improve_by_swaps(state: _Selection, order: list[int], changed: set[int] | N
     gap = state.rules.cluster_gap_m
     cap = state.rules.max_per_cluster
     cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
-    state.journal = journal = []
+    journal: list[tuple[int, int, int, int]] = []
+    state.journal = journal
     todo = (
         [i for i in reversed(order) if cluster_of[i]] if changed is None else _near(state, changed)
     )
@@ -845,7 +887,8 @@ def _improve_ranks(state: _Selection, order: list[int]) -> None:
     n = len(rank)
     gap = state.rules.cluster_gap_m
     cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
-    state.journal = journal = []
+    journal: list[tuple[int, int, int, int]] = []
+    state.journal = journal
     todo = [i for i in reversed(order) if cluster_of[i]]
     while todo:
         traded: set[int] = set()
@@ -900,16 +943,16 @@ def _near(state: _Selection, changed: set[int]) -> list[int]:
     cluster_of, nb, dist, ptr, rank = state.cluster_of, state.nb, state.dist, state.ptr, state.rank
     hop = set(changed)
     for i in changed:
-        lo, hi = ptr[i], ptr[i + 1]
-        hop.update([j for j, d in zip(nb[lo:hi], dist[lo:hi], strict=True) if d < gap])
-    near = set()
+        for k in range(ptr[i], ptr[i + 1]):
+            if dist[k] < gap:
+                hop.add(nb[k])
+    near: set[int] = set()
     for i in hop:
         if cluster_of[i]:
             near.add(i)
-        lo, hi = ptr[i], ptr[i + 1]
-        near.update(
-            [j for j, d in zip(nb[lo:hi], dist[lo:hi], strict=True) if d < gap and cluster_of[j]]
-        )
+        for k in range(ptr[i], ptr[i + 1]):
+            if dist[k] < gap and cluster_of[nb[k]]:
+                near.add(nb[k])
     return sorted(near, key=rank.__getitem__, reverse=True)
 
 

@@ -14,7 +14,7 @@ Steps, each in its own module:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import geopandas as gpd
 import numpy as np
@@ -275,7 +275,7 @@ def build_station_map(
         best: tuple[int, int, SpacingResult] | None = None
         chosen = None
         for cap in AUTO_TUNE_CAPS:
-            rules = SpacingRules(**{**base_rules.__dict__, "max_per_cluster": cap})
+            rules = replace(base_rules, max_per_cluster=cap)
             result = run(rules)
             cap_trail.append((cap, result.count))
             if progress is not None:
@@ -288,7 +288,7 @@ def build_station_map(
                 best = (miss, cap, result)
         if chosen is None:
             assert best is not None
-            chosen = (SpacingRules(**{**base_rules.__dict__, "max_per_cluster": best[1]}), best[2])
+            chosen = (replace(base_rules, max_per_cluster=best[1]), best[2])
         rules, result = chosen
     else:
         rules, result = base_rules, run(base_rules)

@@ -1,0 +1,136 @@
+"""The spacing core compiled by mypyc (setup.py) picks the same stations as its Python source.
+
+The installed ``stations_generator.core.spacing`` is the compiled module wherever the
+build found a C compiler; the source file beside it is loaded here as plain Python under
+another name, and both run the same selections on real OSM candidates (Sioux Falls, and
+the Liechtenstein extract): every array of the result must be equal, element for element.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from stations_generator.core import spacing
+from stations_generator.core.geodesy import LocalFrame
+from stations_generator.core.ranking import rank_order
+
+SOURCE = Path(spacing.__file__).with_name("spacing.py")
+
+
+@pytest.fixture(scope="module")
+def pure():
+    """``spacing.py`` run as Python (its relative imports resolve in the same package)."""
+    name = "stations_generator.core._spacing_as_python"
+    spec = importlib.util.spec_from_file_location(name, SOURCE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        del sys.modules[name]
+
+
+def test_the_build_compiles_the_core_where_it_can():
+    # setup.py compiles unless there is no C compiler or the pure build is asked for.
+    wanted = shutil.which(os.environ.get("CC", "cc")) is not None and os.environ.get(
+        "STATIONS_GENERATOR_PURE_PYTHON", ""
+    ) in ("", "0")
+    assert spacing.IS_COMPILED is wanted, spacing.__file__
+    assert SOURCE.is_file()
+
+
+def test_the_compiled_module_is_built_from_the_source_beside_it():
+    if not spacing.IS_COMPILED:
+        return  # nothing compiled, nothing to go stale (the test above says when it must be)
+    record = json.loads(SOURCE.with_name("compiled_sources.json").read_text())
+    # An edit after an editable install leaves the old compiled module in use.
+    assert record["spacing.py"] == hashlib.sha256(SOURCE.read_bytes()).hexdigest(), (
+        "spacing.py changed since it was compiled: run `python -m pip install -e .` again"
+    )
+
+
+def test_the_source_loads_as_python(pure):
+    assert not pure.IS_COMPILED
+    assert pure.__file__ == str(SOURCE)
+
+
+def _inputs(candidates):
+    lon, lat = candidates.geometry.x.to_numpy(), candidates.geometry.y.to_numpy()
+    frame = LocalFrame.for_bounds(tuple(candidates.total_bounds))
+    x, y = frame.project(lon, lat)
+    return x, y, frame.scale_factors(lon, lat), rank_order(candidates)
+
+
+def _same(a, b) -> None:
+    for field in ("kept", "cluster_id", "seed", "reason", "conflict"):
+        left, right = getattr(a, field), getattr(b, field)
+        assert np.array_equal(left, right), field
+
+
+RULES = [
+    dict(cluster_radius_m=402, max_per_cluster=0),
+    dict(cluster_radius_m=402, max_per_cluster=1),
+    dict(cluster_radius_m=805, max_per_cluster=2),
+    dict(min_spacing_m=150, cluster_gap_m=400, cluster_radius_m=300, max_per_cluster=3),
+]
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: "-".join(f"{v:g}" for v in r.values()))
+@pytest.mark.parametrize("mode", ["greedy", "swaps", "search"])
+def test_compiled_and_python_pick_the_same_sioux_falls_map(pure, sioux_candidates, rules, mode):
+    x, y, scale, order = _inputs(sioux_candidates)
+    transit = sioux_candidates["transit"].to_numpy(bool)
+    kwargs = {
+        "greedy": dict(improve=False),
+        "swaps": dict(improve=True, search_iterations=0),
+        "search": dict(improve=True, search_iterations=None),
+    }[mode]
+    results = []
+    for module in (spacing, pure):
+        index = module.NeighbourIndex(x, y, scale, 1000)
+        results.append(
+            module.select_stations(index, order, module.SpacingRules(**rules), transit, **kwargs)
+        )
+    _same(*results)
+    assert results[0].count > 0
+
+
+def test_compiled_and_python_agree_on_the_liechtenstein_extract(pure, catalogue):
+    from stations_generator import elements_to_candidates, parse_play_window
+    from stations_generator.osm.extracts import read_points
+
+    path = Path(__file__).parent / "data" / "osm-extracts" / "liechtenstein-2013-08.osm.pbf"
+    elements = read_points(path, catalogue.keeps, prefilter=catalogue.prefilter())
+    candidates = elements_to_candidates(
+        elements, catalogue, parse_play_window("7am-7pm", "sat,sun")
+    )
+    x, y, scale, order = _inputs(candidates)
+    transit = candidates["transit"].to_numpy(bool)
+    results = [
+        module.select_stations(
+            module.NeighbourIndex(x, y, scale, 1000),
+            order,
+            module.SpacingRules(cluster_radius_m=402, max_per_cluster=2),
+            transit,
+            improve=True,
+        )
+        for module in (spacing, pure)
+    ]
+    _same(*results)
+    assert results[0].count > 10
+    # closest_distances, the summary's figures, from both.
+    cluster = results[0].cluster_id[results[0].kept].astype(np.int64)
+    xs, ys, ss = x[results[0].kept], y[results[0].kept], scale[results[0].kept]
+    assert spacing.closest_distances(
+        spacing.NeighbourIndex(xs, ys, ss, 2000), cluster
+    ) == pure.closest_distances(pure.NeighbourIndex(xs, ys, ss, 2000), cluster)
