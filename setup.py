@@ -24,10 +24,21 @@ COMPILED = ["stations_generator/core/spacing.py"]
 RECORD = ROOT / "stations_generator" / "core" / "compiled_sources.json"
 
 
-def compiled_extensions() -> list:
+def _remove_compiled() -> None:
+    """Drop what an earlier editable build compiled in place (it would shadow the source)."""
     RECORD.unlink(missing_ok=True)
+    for source in COMPILED:
+        path = ROOT / source
+        for built in path.parent.glob(f"{path.stem}*.so"):
+            if built.name.split(".")[0] in (path.stem, f"{path.stem}__mypyc"):
+                built.unlink()
+
+
+def compiled_extensions() -> list:
     if os.environ.get("STATIONS_GENERATOR_PURE_PYTHON", "") not in ("", "0"):
+        _remove_compiled()
         return []
+    RECORD.unlink(missing_ok=True)
     try:
         from mypyc.build import mypycify
     except ImportError:  # mypy not in the build environment: plain Python

@@ -188,7 +188,10 @@ def main() -> None:
         folder = Path(tmp)
         cases = [("small (21)", *write_small(folder))]
         cases += [(f"{n}", *write_case(folder, n)) for n in opts.sizes]
-        print("| candidates | best wall s | best CPU s |\n|---|---|---|")
+        from stations_generator.core.spacing import IS_COMPILED
+
+        core = "compiled (mypyc)" if IS_COMPILED else "Python"
+        print(f"spacing core: {core}\n| candidates | best wall s | best CPU s |\n|---|---|---|")
         for label, area, data in cases:
             times = [run(area, data, folder / f"out-{label}-{r}") for r in range(opts.runs)]
             print(f"| {label} | {min(t[0] for t in times):.2f} | {min(t[1] for t in times):.2f} |")

@@ -65,6 +65,7 @@ def run_one(n: int) -> dict:
     from stations_generator.core.geodesy import LocalFrame
     from stations_generator.core.ranking import rank_order
     from stations_generator.core.spacing import (
+        IS_COMPILED,
         NeighbourIndex,
         SpacingRules,
         default_search_rounds,
@@ -112,6 +113,8 @@ def run_one(n: int) -> dict:
         "stations_search": searched.count,
         "mean_neighbours": round(float(np.diff(index.indptr).mean()), 1),
         "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        # setup.py's mypyc build, or the same source as Python (STATIONS_GENERATOR_PURE_PYTHON).
+        "compiled": IS_COMPILED,
     }
 
 

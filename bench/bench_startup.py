@@ -15,6 +15,7 @@ change by running this script in each.
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import subprocess
@@ -65,7 +66,9 @@ def run(args: list[str]) -> tuple[float, str]:
 
 
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("runs", nargs="?", type=int, default=5, help="runs per path (median)")
+    runs = parser.parse_args().runs
     with tempfile.TemporaryDirectory() as tmp:
         cases = {
             "--help": ["--help"],

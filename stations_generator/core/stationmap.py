@@ -237,11 +237,14 @@ def build_station_map(
     rules_radius = options.cluster_radius_m
     if rules_radius is None:
         rules_radius = HIDING_RADIUS_M[game_size]
+    # Floats and an int whatever the caller passed (300 or 300.0, numpy scalars): the
+    # compiled SpacingRules holds exactly these types, so outputs (the metadata's
+    # "min_spacing_m": 300.0) are the same from the compiled and the Python core.
     base_rules = SpacingRules(
-        min_spacing_m=options.min_spacing_m,
-        cluster_gap_m=options.cluster_gap_m,
-        cluster_radius_m=rules_radius,
-        max_per_cluster=options.max_per_cluster or 0,
+        min_spacing_m=float(options.min_spacing_m),
+        cluster_gap_m=float(options.cluster_gap_m),
+        cluster_radius_m=float(rules_radius),
+        max_per_cluster=int(options.max_per_cluster or 0),
     )
     index = NeighbourIndex(x, y, scale, max(options.cluster_gap_m, options.dedupe_radius_m))
     active_order = order[active[order]]
