@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from pathlib import Path
 
 from setuptools import setup
@@ -43,7 +44,13 @@ def compiled_extensions() -> list:
         from mypyc.build import mypycify
     except ImportError:  # mypy not in the build environment: plain Python
         return []
-    extensions = mypycify(COMPILED, opt_level="3")
+    try:
+        extensions = mypycify(COMPILED, opt_level="3")
+    except (Exception, SystemExit) as exc:  # mypy's type check failed: say so, build Python
+        print(
+            f"warning: not compiling the spacing core ({exc!r}); it runs as Python", file=sys.stderr
+        )
+        return []
     for extension in extensions:
         extension.optional = True  # no compiler: the pure-Python package
     sources = {Path(p).name: hashlib.sha256((ROOT / p).read_bytes()).hexdigest() for p in COMPILED}
