@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import shutil
 import sys
 from pathlib import Path
@@ -178,8 +179,31 @@ def click_error_line(exc: click.ClickException) -> str:
     return f"error: {message}"
 
 
+def spacing_core_build() -> str:
+    """How the installed spacing core runs: ``"compiled (mypyc)"`` or ``"Python"`` (without
+    importing it: ``--version`` stays light)."""
+    spec = importlib.util.find_spec("stations_generator.core.spacing")
+    origin = (spec.origin or "") if spec is not None else ""
+    return "Python" if origin.endswith(".py") else "compiled (mypyc)"
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    # The build says how fast the spacing core is (setup.py compiles it where it can).
+    click.echo(f"stations-generator, version {__version__} (spacing core: {spacing_core_build()})")
+    ctx.exit()
+
+
 @click.group(cls=Group, context_settings=CONTEXT)
-@click.version_option(__version__, prog_name="stations-generator")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version (and whether the spacing core is compiled) and exit.",
+)
 @click.option("-v", "--verbose", count=True, help="More detail on stderr (repeatable).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr.")
 @click.pass_context

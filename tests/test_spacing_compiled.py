@@ -59,6 +59,18 @@ def test_the_compiled_module_is_built_from_the_source_beside_it():
     )
 
 
+def test_version_says_how_the_core_runs():
+    from click.testing import CliRunner
+
+    from stations_generator import __version__
+    from stations_generator.cli import main
+
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    build = "compiled (mypyc)" if spacing.IS_COMPILED else "Python"
+    assert result.output == f"stations-generator, version {__version__} (spacing core: {build})\n"
+
+
 def test_the_source_loads_as_python(pure):
     assert not pure.IS_COMPILED
     assert pure.__file__ == str(SOURCE)
