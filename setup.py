@@ -27,7 +27,6 @@ RECORD = ROOT / "stations_generator" / "core" / "compiled_sources.json"
 
 def _remove_compiled() -> None:
     """Drop what an earlier editable build compiled in place (it would shadow the source)."""
-    RECORD.unlink(missing_ok=True)
     for source in COMPILED:
         path = ROOT / source
         for built in path.parent.glob(f"{path.stem}*.so"):
@@ -36,10 +35,10 @@ def _remove_compiled() -> None:
 
 
 def compiled_extensions() -> list:
+    RECORD.unlink(missing_ok=True)  # written again below, only for a compiled build
     if os.environ.get("STATIONS_GENERATOR_PURE_PYTHON", "") not in ("", "0"):
         _remove_compiled()
         return []
-    RECORD.unlink(missing_ok=True)
     try:
         from mypyc.build import mypycify
     except ImportError:  # mypy not in the build environment: plain Python

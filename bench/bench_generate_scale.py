@@ -188,9 +188,9 @@ def main() -> None:
         folder = Path(tmp)
         cases = [("small (21)", *write_small(folder))]
         cases += [(f"{n}", *write_case(folder, n)) for n in opts.sizes]
-        from stations_generator.core.spacing import IS_COMPILED
+        from stations_generator.cli import spacing_core_build
 
-        core = "compiled (mypyc)" if IS_COMPILED else "Python"
+        core = spacing_core_build()
         print(f"spacing core: {core}\n| candidates | best wall s | best CPU s |\n|---|---|---|")
         for label, area, data in cases:
             times = [run(area, data, folder / f"out-{label}-{r}") for r in range(opts.runs)]
