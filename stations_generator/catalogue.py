@@ -23,6 +23,8 @@ from pathlib import Path
 from .errors import InputError
 
 NOT_A_STATION = 99
+#: Distinct tag signatures a catalogue remembers answers for, before it starts again.
+MEMO_SIZE = 100_000
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,7 @@ class Catalogue:
             c.key for cat in self.categories.values() for alt in cat.match for c in alt
         )
         self._memo: dict[tuple, tuple[Category, ...]] = {}
+        self._station_memo: dict[tuple, tuple[Category | None, tuple[str, ...]]] = {}
 
     def __contains__(self, name: object) -> bool:
         return name in self.categories
@@ -169,19 +172,47 @@ class Catalogue:
         wanted = set(names)
         return Catalogue(c for c in self.categories.values() if c.name in wanted)
 
-    def matching(self, tags: Mapping[str, str]) -> list[Category]:
-        """Every category the tags belong to, in catalogue order."""
+    def _signature(self, tags: Mapping[str, str]) -> tuple | None:
+        """The tags some clause names, sorted: what matching depends on (None: not hashable)."""
         keys = self._clause_keys
         try:
             signature = tuple(sorted((k, tags[k]) for k in tags if k in keys))
-            known = self._memo.get(signature)
+            hash(signature)
         except TypeError:  # an unhashable or unorderable value: no memo
-            return self._matching(tags)
+            return None
+        return signature
+
+    def _memoised(self, signature: tuple, tags: Mapping[str, str]) -> tuple[Category, ...]:
+        known = self._memo.get(signature)
         if known is None:
-            if len(self._memo) > 100_000:
+            if len(self._memo) > MEMO_SIZE:
                 self._memo.clear()
             known = self._memo[signature] = tuple(self._matching(tags))
-        return list(known)
+        return known
+
+    def matching(self, tags: Mapping[str, str]) -> list[Category]:
+        """Every category the tags belong to, in catalogue order."""
+        signature = self._signature(tags)
+        if signature is None:
+            return self._matching(tags)
+        return list(self._memoised(signature, tags))
+
+    def station_match(self, tags: Mapping[str, str]) -> tuple[Category | None, tuple[str, ...]]:
+        """:meth:`station_category` of ``tags``, and the question subjects of every
+        category they belong to (sorted); one memoised lookup for the candidates."""
+        signature = self._signature(tags)
+        known = None if signature is None else self._station_memo.get(signature)
+        if known is None:
+            matching = self.matching(tags)
+            known = (
+                self.station_category(tags, matching),
+                tuple(sorted({s for c in matching for s in c.subjects})),
+            )
+            if signature is not None:
+                if len(self._station_memo) > MEMO_SIZE:
+                    self._station_memo.clear()
+                self._station_memo[signature] = known
+        return known
 
     def _matching(self, tags: Mapping[str, str]) -> list[Category]:
         found: dict[str, Category] = {}
@@ -209,18 +240,9 @@ class Catalogue:
 
     def keeps(self, tags: Mapping[str, str]) -> bool:
         """Whether the tags belong to any category (a predicate for the OSM readers)."""
-        keys = self._clause_keys
-        try:
-            signature = tuple(sorted((k, tags[k]) for k in tags if k in keys))
-            known = self._memo.get(signature)
-        except TypeError:  # an unhashable or unorderable value: no memo
-            signature = known = None
-        if known is None and signature is not None:
-            if len(self._memo) > 100_000:
-                self._memo.clear()
-            known = self._memo[signature] = tuple(self._matching(tags))
-        if known is not None:
-            return bool(known)
+        signature = self._signature(tags)
+        if signature is not None:
+            return bool(self._memoised(signature, tags))
         for key in tags:
             for cat in self._by_key.get(key, ()):
                 if cat.matches(tags):

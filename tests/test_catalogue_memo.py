@@ -21,5 +21,9 @@ def test_memo_gives_the_plain_answers():
         want = catalogue._matching(t)
         assert catalogue.matching(t) == want
         assert catalogue.keeps(t) == bool(want)
+        # The candidates' one lookup: the station category and every subject, sorted.
+        station, subjects = catalogue.station_match(t)
+        assert station == catalogue.station_category(t, want)
+        assert list(subjects) == sorted({s for c in want for s in c.subjects})
         kept += bool(want)
-    assert catalogue._memo and 0 < kept < 2 * len(tags)
+    assert catalogue._memo and catalogue._station_memo and 0 < kept < 2 * len(tags)

@@ -67,6 +67,34 @@ def test_sioux_falls_count_at_cluster_radius_1000(sioux_area, sioux_candidates, 
     assert rule_violations(strict.stations, 300, 1000) == []
 
 
+
+def test_closest_distances_match_every_pair(sioux_area, sioux_candidates, sioux_data):
+    # The summary's "Closest stations" figures against the geodesic distance of every
+    # pair of stations (what the vectorised pass over the neighbour index must find).
+    from stations_generator.core.geodesy import LocalFrame
+    from stations_generator.core.spacing import closest_distances
+
+    result = build_station_map(
+        sioux_area, sioux_candidates, StationMapOptions(max_per_cluster=0), water=sioux_data.water
+    )
+    s = result.stations
+    lon, lat = s.geometry.x.to_numpy(), s.geometry.y.to_numpy()
+    frame = LocalFrame.for_bounds(sioux_area.bounds)
+    x, y = frame.project(lon, lat)
+    cluster = s["cluster_id"].to_numpy(np.int64)
+    within, between = closest_distances(
+        NeighbourIndex(x, y, frame.scale_factors(lon, lat), 5000), cluster
+    )
+    d = pairwise(lon, lat)
+    np.fill_diagonal(d, np.inf)
+    same = cluster[:, None] == cluster[None, :]
+    assert within == pytest.approx(d[same].min(), abs=TOLERANCE_M)
+    assert between == pytest.approx(d[~same].min(), abs=TOLERANCE_M)
+    assert 300 <= within < 1000 <= between
+    # One station, or none: no pair to measure.
+    one = NeighbourIndex(x[:1], y[:1], frame.scale_factors(lon[:1], lat[:1]), 5000)
+    assert closest_distances(one, cluster[:1]) == (None, None)
+
 def test_cluster_extent_and_cap(sioux_area, sioux_candidates):
     options = StationMapOptions(cluster_radius_m=805, max_per_cluster=3)
     result = build_station_map(sioux_area, sioux_candidates, options)

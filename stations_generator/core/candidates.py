@@ -56,16 +56,17 @@ def elements_to_candidates(
     rows: list[tuple] = []  # CANDIDATE_COLUMNS, then lon and lat
     seen: set[str] = set()
     hours_verdicts: dict[str, str] = {}  # one evaluation per distinct opening_hours text
+    station_match = catalogue.station_match
     for el in elements:
         key = el.key
         if key in seen:
             continue
-        matching = catalogue.matching(el.tags)
-        category = catalogue.station_category(el.tags, matching)
+        tags = el.tags
+        category, subjects = station_match(tags)
         if category is None:
             continue
         seen.add(key)
-        hours = el.tags.get("opening_hours", "")
+        hours = tags.get("opening_hours", "")
         verdict = hours_verdicts.get(hours)
         if verdict is None:
             verdict = hours_verdicts[hours] = open_during_play(hours, window)
@@ -74,14 +75,14 @@ def elements_to_candidates(
                 key,
                 el.osm_type,
                 int(el.osm_id),
-                el.tags.get("name", "").strip(),
+                tags.get("name", "").strip(),
                 category.name,
                 int(category.priority),
                 bool(category.transit),
-                ",".join(sorted({s for c in matching for s in c.subjects})),
+                ",".join(subjects),
                 hours,
                 verdict,
-                quality_score(el.tags),
+                quality_score(tags),
                 float(el.lon),
                 float(el.lat),
             )

@@ -60,11 +60,13 @@ def find_duplicates(
         zip(rank[rows].tolist(), rank[cols].tolist(), rows.tolist(), cols.tolist(), strict=True)
     )
     normed = {i: _norm(str(names[i])) for i in set(rows.tolist()) | set(cols.tolist())}
+    found: dict[int, int] = {}  # duplicate -> the candidate it duplicates
     for _, _, i, j in pairs:
-        if dup_of[i] >= 0 or dup_of[j] >= 0:
+        if i in found or j in found:
             continue
         same_name = normed[i] != "" and normed[i] == normed[j]
-        pair = frozenset({categories[i], categories[j]}) in SAME_SITE_PAIRS
-        if same_name or pair:
-            dup_of[j] = i
+        if same_name or frozenset({categories[i], categories[j]}) in SAME_SITE_PAIRS:
+            found[j] = i
+    if found:
+        dup_of[list(found)] = list(found.values())
     return dup_of

@@ -90,7 +90,6 @@ def nearby_counts(
 def assign_tiers(counts: np.ndarray, tiers: Sequence[WaitTier] = DEFAULT_TIERS) -> list[WaitTier]:
     """The tier of each count (tiers sorted densest first)."""
     ordered = validate_tiers(tiers)
-    out = []
-    for c in counts:
-        out.append(next(t for t in ordered if c >= t.min_nearby))
-    return out
+    values = np.asarray(counts).tolist()
+    tier_of = {c: next(t for t in ordered if c >= t.min_nearby) for c in set(values)}
+    return [tier_of[c] for c in values]

@@ -25,7 +25,13 @@ def quality_score(tags: Mapping[str, str]) -> int:
     """How well-documented a POI is: one point each for a wiki link, a website,
     opening hours and an address (0–4). Better-documented places make better stations."""
     keys = tags.keys()
-    return sum(not keys.isdisjoint(group) for group in _QUALITY_TAGS)
+    wiki, website, hours, address = _QUALITY_TAGS
+    return (
+        (not keys.isdisjoint(wiki))
+        + (not keys.isdisjoint(website))
+        + (not keys.isdisjoint(hours))
+        + (not keys.isdisjoint(address))
+    )
 
 
 def rank_order(candidates: pd.DataFrame) -> np.ndarray:

@@ -1000,16 +1000,11 @@ def closest_distances(
     -------
     (within, between) : floats in metres, or None
     """
-    within = between = None
-    for i in range(len(index)):
-        nb, dist = index.neighbours(i)
-        if not len(nb):
-            continue
-        same = cluster_id[nb] == cluster_id[i]
-        if same.any():
-            d = float(dist[same].min())
-            within = d if within is None else min(within, d)
-        if (~same).any():
-            d = float(dist[~same].min())
-            between = d if between is None else min(between, d)
+    if not len(index.indices):
+        return None, None
+    # Every stored pair (both directions), with the row it belongs to.
+    rows = np.repeat(np.arange(len(index)), np.diff(index.indptr))
+    same = cluster_id[index.indices] == cluster_id[rows]
+    within = float(index.distances[same].min()) if same.any() else None
+    between = float(index.distances[~same].min()) if not same.all() else None
     return within, between

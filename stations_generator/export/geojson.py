@@ -123,6 +123,8 @@ def _plain(value: Any) -> Any:
 
 def _field(name: str, value: Any) -> Any:
     """Normalise one station field: missing text -> "", integral counts -> int."""
+    if type(value) is str:  # the common case, already plain and text
+        return value
     value = _plain(value)
     if name in _TEXT_FIELDS:
         return "" if value is None else str(value)

@@ -15,6 +15,7 @@ The text is deterministic (no timestamps, fixed ordering) and pretty-printed.
 
 from __future__ import annotations
 
+import functools
 import re
 import zlib
 from collections.abc import Iterable
@@ -88,12 +89,15 @@ _SLUG_INVALID = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 def _text(value: Any) -> str:
-    return _XML_INVALID.sub("", "" if value is None else str(value))
+    text = "" if value is None else str(value)
+    # Printable text holds none of those characters (they are all control, surrogate or
+    # noncharacter code points); the check is much cheaper than the substitution.
+    return text if text.isprintable() else _XML_INVALID.sub("", text)
 
 
 def _esc(value: Any) -> str:
     """Element text as ElementTree writes it (``&``, ``<``, ``>`` escaped)."""
-    text = _text(value)
+    text = value if type(value) is str and value.isprintable() else _text(value)
     if "&" in text:
         text = text.replace("&", "&amp;")
     if "<" in text:
@@ -273,27 +277,51 @@ def _placemark_name(props: dict[str, Any]) -> str:
 _DATA_OPEN = {field: f'<Data name="{_attr(field)}">' for field in STATION_PROPERTIES}
 
 
+@functools.cache
+def _placemark_template(pad: str) -> str:
+    """One station's Placemark at indent ``pad``, its texts as ``str.format`` fields (in
+    order: name, description, style, each of :data:`STATION_PROPERTIES`, coordinates)."""
+    lines = [
+        f"{pad}<Placemark>",
+        f"{pad}  <name>{{}}</name>",
+        f"{pad}  <description>{{}}</description>",
+        f"{pad}  <styleUrl>{{}}</styleUrl>",
+        f"{pad}  <ExtendedData>",
+    ]
+    for field in STATION_PROPERTIES:
+        opening = _DATA_OPEN[field].replace("{", "{{").replace("}", "}}")
+        lines += [f"{pad}    {opening}", f"{pad}      <value>{{}}</value>", f"{pad}    </Data>"]
+    lines += [
+        f"{pad}  </ExtendedData>",
+        f"{pad}  <Point>",
+        f"{pad}    <coordinates>{{}}</coordinates>",
+        f"{pad}  </Point>",
+        f"{pad}</Placemark>",
+    ]
+    return "\n".join(lines)
+
+
+_PLAIN_NUMBERS = (int, float, bool)  # their text never needs escaping
+
+
 def _station_placemark(out: _Lines, record: StationRecord) -> None:
     props = record.properties
-    pad = "  " * out.level
-    lines = out.lines
-    lines.append(f"{pad}<Placemark>")
-    lines.append(f"{pad}  <name>{_esc(_placemark_name(props))}</name>")
-    lines.append(f"{pad}  <description>{_esc(_description(props))}</description>")
     slug = _category_slug(str(props.get("category") or ""))
-    lines.append(f"{pad}  <styleUrl>{_esc(f'#cat-{slug}')}</styleUrl>")
-    lines.append(f"{pad}  <ExtendedData>")
-    for field in STATION_PROPERTIES:
-        value = props.get(field)
-        lines.append(f"{pad}    {_DATA_OPEN[field]}")
-        lines.append(f"{pad}      <value>{_esc('' if value is None else value)}</value>")
-        lines.append(f"{pad}    </Data>")
-    lines.append(f"{pad}  </ExtendedData>")
-    lines.append(f"{pad}  <Point>")
-    coordinates = f"{_number(record.lon)},{_number(record.lat)}"
-    lines.append(f"{pad}    <coordinates>{coordinates}</coordinates>")
-    lines.append(f"{pad}  </Point>")
-    lines.append(f"{pad}</Placemark>")
+    values = [
+        _esc("") if (value := props.get(field)) is None
+        else str(value) if type(value) in _PLAIN_NUMBERS
+        else _esc(value)
+        for field in STATION_PROPERTIES
+    ]  # fmt: skip
+    out.lines.append(
+        _placemark_template("  " * out.level).format(
+            _esc(_placemark_name(props)),
+            _esc(_description(props)),
+            _esc(f"#cat-{slug}"),
+            *values,
+            f"{_number(record.lon)},{_number(record.lat)}",
+        )
+    )
 
 
 def _cluster_label(cluster: Any) -> str:

@@ -208,7 +208,8 @@ def _to_overpy(
     points, which the water assembler treats as gaps; overpy cannot take a bare
     ``null`` there.
     """
-    problem = _shape_problem(data)
+    checked = getattr(data, "checked", False)  # read_overpass_json_file screened each element
+    problem = None if checked else _shape_problem(data)
     if problem is not None:
         raise InputError(f"{source} is not Overpass JSON: {problem}")
     remark = _runtime_error(data)
@@ -218,7 +219,7 @@ def _to_overpy(
             "for a smaller area if it keeps failing"
         )
     elements = _elements_of(data) or []
-    if not getattr(data, "checked", False):
+    if not checked:
         for index, element in enumerate(elements):
             jsonio.validate(
                 element, schemas.OVERPASS_ELEMENT, source, path_prefix=f"$.elements[{index}]"
@@ -250,8 +251,10 @@ def _to_overpy(
                 for m in members
             ]
         prepared.append(element)
-    plain = [e for e in prepared if _is_plain(e)]
-    deep = [e for e in prepared if not _is_plain(e)] if plain else prepared
+    plain: list[dict[str, Any]] = []
+    deep: list[dict[str, Any]] = []
+    for element in prepared:
+        (plain if _is_plain(element) else deep).append(element)
     try:
         return overpy.Result.from_json({"elements": deep}), plain
     except (
@@ -342,6 +345,9 @@ def _is_plain(element: dict[str, Any]) -> bool:
         return False
     centre = element.get("center")
     if isinstance(centre, dict):
+        lat, lon = centre.get("lat"), centre.get("lon")
+        if type(lat) is float and type(lon) is float:  # the common case
+            return True
         return all(
             isinstance(v, int | float) and not isinstance(v, bool)
             for v in (centre.get("lat"), centre.get("lon"))
@@ -688,6 +694,8 @@ _DEEP_KEYS = frozenset({"members"})
 # The members _plainly_valid checks the shape of; any other must be a scalar.
 _SHAPED_KEYS = frozenset({"center", "bounds", "nodes", "geometry", "tags"})
 _ONLY_STR = frozenset({str})
+# The members of the two shapes _plainly_valid decides inline.
+_SIMPLE_KEYS = frozenset({"type", "id", "lat", "lon", "center", "tags"})
 
 
 def _flat(obj: dict) -> bool:
@@ -704,6 +712,12 @@ def _number_in(value: object, limit: float) -> bool:
     )
 
 
+def _in_range(value: object, limit: float) -> bool:
+    """A JSON number (exactly an int or a float) within ``[-limit, limit]`` (NaN is not)."""
+    kind = type(value)
+    return (kind is float or kind is int) and -limit <= value <= limit  # type: ignore[operator]
+
+
 def _plainly_valid(element: dict) -> bool:
     """A fast sufficient test of :data:`~stations_generator.schemas.OVERPASS_ELEMENT`.
 
@@ -712,6 +726,25 @@ def _plainly_valid(element: dict) -> bool:
     every invalid element -- goes to the JSON Schema, which words the error. The
     schema check costs ~1 ms an element, longer than the rest of ``generate``.
     """
+    # The two shapes of nearly every POI (a node; a way or relation with its centre),
+    # with values of exactly the JSON types, decided inline; anything else is checked
+    # member by member below.
+    if _SIMPLE_KEYS.issuperset(element) and type(element.get("type")) is str:
+        if type(element.get("id")) is int and type(tags := element.get("tags", {})) is dict:
+            centre = element.get("center")
+            if (
+                ("lat" not in element or _in_range(element["lat"], 90))
+                and ("lon" not in element or _in_range(element["lon"], 180))
+                and (
+                    "center" not in element
+                    or type(centre) is dict
+                    and len(centre) == 2
+                    and _in_range(centre.get("lat"), 90)
+                    and _in_range(centre.get("lon"), 180)
+                )
+                and _ONLY_STR.issuperset(map(type, tags.values()))
+            ):
+                return True
     kind, oid = element.get("type"), element.get("id")
     if not isinstance(kind, str) or not isinstance(oid, int) or isinstance(oid, bool):
         return False
