@@ -176,7 +176,7 @@ class Catalogue:
         """The tags some clause names, sorted: what matching depends on (None: not hashable)."""
         keys = self._clause_keys
         try:
-            signature = tuple(sorted((k, tags[k]) for k in tags if k in keys))
+            signature = tuple(sorted([(k, tags[k]) for k in tags if k in keys]))
             hash(signature)
         except TypeError:  # an unhashable or unorderable value: no memo
             return None

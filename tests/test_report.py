@@ -262,3 +262,29 @@ def test_missing_osm_file_is_a_one_line_error(tmp_path):
     assert result.exit_code == 2
     errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and "'nope.json' does not exist" in errors[0]
+
+
+def test_distinct_nearest_places_match_a_brute_force():
+    # Every Sioux Falls POI of the fixture as a "place", the report's sample grid over
+    # the play area: the STRtree's nearest place of each sample against a full argmin.
+    import numpy as np
+
+    from stations_generator.core.geodesy import LocalFrame
+    from stations_generator.core.report import _area_samples, _distinct_nearest
+
+    area = load_polygons(REPO / "zones" / "sioux-falls.geojson")
+    frame = LocalFrame.for_bounds(area.bounds)
+    area_m = shapely.transform(area, lambda xy: np.column_stack(frame.project(xy[:, 0], xy[:, 1])))
+    samples = _area_samples(area_m)
+    raw = json.loads((SIOUX / "pois.json").read_text())
+    lon = np.array([(e.get("center") or e)["lon"] for e in raw])
+    lat = np.array([(e.get("center") or e)["lat"] for e in raw])
+    x, y = frame.project(lon, lat)
+    for k in (2, 10, 60, len(x)):
+        d = np.hypot(samples[:, :1] - x[None, :k], samples[:, 1:] - y[None, :k])
+        brute = len(np.unique(d.argmin(axis=1)))
+        assert _distinct_nearest(x[:k], y[:k], samples) == brute
+        assert 1 <= brute <= k
+    # Two places at one spot: a sample takes the first, so they count once.
+    twin = _distinct_nearest(np.r_[x[:1], x[:1]], np.r_[y[:1], y[:1]], samples)
+    assert twin == 1

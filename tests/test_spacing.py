@@ -67,7 +67,6 @@ def test_sioux_falls_count_at_cluster_radius_1000(sioux_area, sioux_candidates, 
     assert rule_violations(strict.stations, 300, 1000) == []
 
 
-
 def test_closest_distances_match_every_pair(sioux_area, sioux_candidates, sioux_data):
     # The summary's "Closest stations" figures against the geodesic distance of every
     # pair of stations (what the vectorised pass over the neighbour index must find).
@@ -94,6 +93,7 @@ def test_closest_distances_match_every_pair(sioux_area, sioux_candidates, sioux_
     # One station, or none: no pair to measure.
     one = NeighbourIndex(x[:1], y[:1], frame.scale_factors(lon[:1], lat[:1]), 5000)
     assert closest_distances(one, cluster[:1]) == (None, None)
+
 
 def test_cluster_extent_and_cap(sioux_area, sioux_candidates):
     options = StationMapOptions(cluster_radius_m=805, max_per_cluster=3)

@@ -359,13 +359,33 @@ class _InlineAssets(MacroElement):
         self.assets = list(assets)
 
 
-class _Legend(MacroElement):
-    """The fixed legend box and the pin / popup styles."""
+class StyledBlock(MacroElement):
+    """A block of HTML in the page's body, with its ``<style>`` element in the head.
 
-    _template = Template(
-        """
-        {% macro header(this, kwargs) %}
-        <style>
+    Parameters
+    ----------
+    name : str
+        The element's name in the page.
+    style : str
+        The ``<style>...</style>`` element (its text goes into the page as it is).
+    body : str
+        The HTML.
+    """
+
+    def __init__(self, name: str, style: str, body: str):
+        super().__init__()
+        self._name = name
+        self.body = body
+        self._template = Template(
+            "\n        {% macro header(this, kwargs) %}\n" + style + "        {% endmacro %}\n"
+            "        {% macro html(this, kwargs) %}\n"
+            "        {{ this.body }}\n"
+            "        {% endmacro %}\n        "
+        )
+
+
+# The fixed legend box and the pin / popup styles.
+_LEGEND_STYLE = """        <style>
         .sg-pin span { display: block; box-sizing: border-box; width: 20px; height: 20px;
             border: 4px solid; border-radius: 50% 50% 50% 0; transform: rotate(-45deg);
             box-shadow: 0 1px 3px rgba(0, 0, 0, 0.55); }
@@ -386,17 +406,7 @@ class _Legend(MacroElement):
         .sg-legend .sg-count { color: #555; }
         .sg-legend p { margin: 2px 0; color: #333; }
         </style>
-        {% endmacro %}
-        {% macro html(this, kwargs) %}
-        {{ this.body }}
-        {% endmacro %}
-        """
-    )
-
-    def __init__(self, body: str):
-        super().__init__()
-        self._name = "Legend"
-        self.body = body
+"""
 
 
 class _StationLayers(MacroElement):
@@ -886,7 +896,9 @@ def station_map(
         )
     ]
     n_clusters = len({r.properties.get("cluster_id") for r in records})
-    _Legend(
+    StyledBlock(
+        "Legend",
+        _LEGEND_STYLE,
         _legend_html(
             legend_counts,
             len(records),
@@ -895,7 +907,7 @@ def station_map(
             min_spacing_m,
             cluster_gap_m,
             rejected_counts if candidates is not None else None,
-        )
+        ),
     ).add_to(m)
     folium.LayerControl(collapsed=False).add_to(m)
     m.fit_bounds(bounds, padding=(12, 12))
