@@ -96,3 +96,14 @@ def test_report_without_a_page_imports_neither_folium_nor_scipy(tmp_path):
     # With the page, folium is loaded and the page written.
     heavy = _imported_by(*args, "--html", str(tmp_path / "report.html"))
     assert "folium" in heavy and (tmp_path / "report.html").stat().st_size > 10_000
+
+
+def test_questions_apply_on_a_city_game_imports_no_scipy(tmp_path):
+    """Distances to lines and borders take their candidate segments from shapely's
+    STRtree (core/features.py), and a city's places are few enough for plain numpy:
+    no ``scipy.spatial`` (~0.5 s of imports) in a game with a measuring question."""
+    game = REPO / "examples" / "helsinki-game" / "game.json"
+    assert '"measuring"' in game.read_text()
+    heavy = _imported_by("-q", "questions", "apply", str(game), "-o", str(tmp_path / "out"))
+    assert (tmp_path / "out" / "remaining.geojson").is_file()
+    assert "scipy" not in heavy

@@ -178,11 +178,6 @@ class GeodesicFeatures:
         )
         lengths = np.hypot(x2 - x1, y2 - y1)
         self.longest_m = float(lengths.max()) if len(lengths) else 0.0
-        from scipy.spatial import cKDTree
-
-        self.mid_tree = (
-            cKDTree(np.column_stack([(x1 + x2) / 2, (y1 + y2) / 2])) if len(x1) else None
-        )
 
     def __len__(self) -> int:
         return len(self.segments)
@@ -207,48 +202,27 @@ class GeodesicFeatures:
     def candidates(self, lon, lat):
         """(point index, segment index) pairs that may hold each point's nearest segment.
 
-        Segment midpoints are kept in a KD-tree (frame metres): a segment within ``r``
-        of a point has its midpoint within ``r`` plus half the longest segment.
+        The STRtree over the segments in the frame gives each point's nearest segment
+        (whose frame distance bounds the smallest, D₀), then every segment within the
+        candidates' reach of the point; pairs sorted by point, then segment.
         """
         x, y = self.frame.project_xy(lon, lat)
         xy = np.column_stack([np.atleast_1d(x), np.atleast_1d(y)])
-        n, half = len(xy), self.longest_m / 2
-        k = min(8, len(self.segments))
-        _, first = self.mid_tree.query(xy, k=k)
-        first = first.reshape(n, k)
-        near = _planar_distance(
-            np.repeat(xy[:, 0], k), np.repeat(xy[:, 1], k), self.xy[first.ravel()]
-        ).reshape(n, k)
-        d0 = near.min(axis=1)  # an upper bound of the smallest frame distance
+        points = shapely.points(xy)
+        # The nearest segment by GEOS, measured as the reach filter below measures.
+        pi, si = self.tree.query_nearest(points)
+        d0 = np.full(len(xy), np.inf)  # an upper bound of the smallest frame distance
+        np.minimum.at(d0, pi, _planar_distance(xy[pi, 0], xy[pi, 1], self.xy[si]))
         rho = np.hypot(xy[:, 0], xy[:, 1]) + d0 + self.longest_m
         kappa, bow = frame_kappa(rho), frame_bow_m(self.longest_m, rho)
         reach = (d0 + bow) * (1.0 + kappa) + bow
-        pi, si = self._within(xy, reach + half)
+        # A hair wider for GEOS's rounding; the filter decides (as numpy measures).
+        pi, si = self.tree.query(points, predicate="dwithin", distance=reach * (1 + 1e-9) + 1e-6)
         planar = _planar_distance(xy[pi, 0], xy[pi, 1], self.xy[si])
         keep = planar <= reach[pi]
-        return pi[keep], si[keep]
-
-    def _within(self, xy: np.ndarray, radius: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(point, segment) pairs whose midpoint lies within ``radius`` of the point."""
-        out_p, out_s = [], []
-        todo = np.arange(len(xy))
-        for k in (32, 256):
-            k = min(k, len(self.segments))
-            dist, idx = self.mid_tree.query(xy[todo], k=k)
-            dist, idx = dist.reshape(len(todo), k), idx.reshape(len(todo), k)
-            hit = dist <= radius[todo, None]
-            full = hit[:, -1] & (k < len(self.segments))  # maybe more beyond the k nearest
-            rows, col = np.nonzero(hit & ~full[:, None])
-            out_p.append(todo[rows])
-            out_s.append(idx[rows, col])
-            todo = todo[full]
-            if len(todo) == 0:
-                break
-        for i in todo:
-            found = np.asarray(self.mid_tree.query_ball_point(xy[i], radius[i]), int)
-            out_p.append(np.full(len(found), i))
-            out_s.append(found)
-        return np.concatenate(out_p), np.concatenate(out_s)
+        pi, si = pi[keep], si[keep]
+        order = np.lexsort((si, pi))
+        return pi[order], si[order]
 
     def nearest(self, lon, lat):
         """Exact distance (m) from each point to the nearest feature, and that nearest point.
