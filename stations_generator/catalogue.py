@@ -185,9 +185,7 @@ class Catalogue:
     def _memoised(self, signature: tuple, tags: Mapping[str, str]) -> tuple[Category, ...]:
         known = self._memo.get(signature)
         if known is None:
-            if len(self._memo) > MEMO_SIZE:
-                self._memo.clear()
-            known = self._memo[signature] = tuple(self._matching(tags))
+            known = _remember(self._memo, signature, tuple(self._matching(tags)))
         return known
 
     def matching(self, tags: Mapping[str, str]) -> list[Category]:
@@ -201,18 +199,19 @@ class Catalogue:
         """:meth:`station_category` of ``tags``, and the question subjects of every
         category they belong to (sorted); one memoised lookup for the candidates."""
         signature = self._signature(tags)
-        known = None if signature is None else self._station_memo.get(signature)
+        if signature is None:
+            return self._station_match(tags, self._matching(tags))
+        known = self._station_memo.get(signature)
         if known is None:
-            matching = self.matching(tags)
-            known = (
-                self.station_category(tags, matching),
-                tuple(sorted({s for c in matching for s in c.subjects})),
-            )
-            if signature is not None:
-                if len(self._station_memo) > MEMO_SIZE:
-                    self._station_memo.clear()
-                self._station_memo[signature] = known
+            match = self._station_match(tags, self._memoised(signature, tags))
+            known = _remember(self._station_memo, signature, match)
         return known
+
+    def _station_match(
+        self, tags: Mapping[str, str], matching: Sequence[Category]
+    ) -> tuple[Category | None, tuple[str, ...]]:
+        subjects = tuple(sorted({s for c in matching for s in c.subjects}))
+        return self.station_category(tags, matching), subjects
 
     def _matching(self, tags: Mapping[str, str]) -> list[Category]:
         found: dict[str, Category] = {}
@@ -295,6 +294,14 @@ class Catalogue:
     def overpass_filters(self) -> list[str]:
         """Every distinct Overpass filter of the catalogue, sorted (for one batched query)."""
         return sorted({f for cat in self.categories.values() for f in cat.overpass_filters()})
+
+
+def _remember(memo: dict, key: tuple, value):
+    """Store ``value`` under ``key``, first emptying a memo that holds :data:`MEMO_SIZE`."""
+    if len(memo) > MEMO_SIZE:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 def _index_key(alternative: tuple[Clause, ...]) -> str | None:

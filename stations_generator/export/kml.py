@@ -97,7 +97,7 @@ def _text(value: Any) -> str:
 
 def _esc(value: Any) -> str:
     """Element text as ElementTree writes it (``&``, ``<``, ``>`` escaped)."""
-    text = value if type(value) is str and value.isprintable() else _text(value)
+    text = _text(value)
     if "&" in text:
         text = text.replace("&", "&amp;")
     if "<" in text:
@@ -308,7 +308,7 @@ def _station_placemark(out: _Lines, record: StationRecord) -> None:
     props = record.properties
     slug = _category_slug(str(props.get("category") or ""))
     values = [
-        _esc("") if (value := props.get(field)) is None
+        "" if (value := props.get(field)) is None
         else str(value) if type(value) in _PLAIN_NUMBERS
         else _esc(value)
         for field in STATION_PROPERTIES

@@ -348,10 +348,7 @@ def _is_plain(element: dict[str, Any]) -> bool:
         lat, lon = centre.get("lat"), centre.get("lon")
         if type(lat) is float and type(lon) is float:  # the common case
             return True
-        return all(
-            isinstance(v, int | float) and not isinstance(v, bool)
-            for v in (centre.get("lat"), centre.get("lon"))
-        )
+        return all(isinstance(v, int | float) and not isinstance(v, bool) for v in (lat, lon))
     return True
 
 
@@ -718,6 +715,32 @@ def _in_range(value: object, limit: float) -> bool:
     return (kind is float or kind is int) and -limit <= value <= limit  # type: ignore[operator]
 
 
+def _simply_valid(element: dict) -> bool:
+    """True for the two shapes of nearly every POI (a node; a way or relation with its
+    centre) with values of exactly the JSON types; False sends an element to the
+    member-by-member checks of :func:`_plainly_valid`."""
+    if not _SIMPLE_KEYS.issuperset(element):
+        return False
+    if type(element.get("type")) is not str or type(element.get("id")) is not int:
+        return False
+    tags = element.get("tags", {})
+    if type(tags) is not dict or not _ONLY_STR.issuperset(map(type, tags.values())):
+        return False
+    if ("lat" in element and not _in_range(element["lat"], 90)) or (
+        "lon" in element and not _in_range(element["lon"], 180)
+    ):
+        return False
+    if "center" not in element:
+        return True
+    centre = element["center"]
+    return (
+        type(centre) is dict
+        and len(centre) == 2
+        and _in_range(centre.get("lat"), 90)
+        and _in_range(centre.get("lon"), 180)
+    )
+
+
 def _plainly_valid(element: dict) -> bool:
     """A fast sufficient test of :data:`~stations_generator.schemas.OVERPASS_ELEMENT`.
 
@@ -726,25 +749,8 @@ def _plainly_valid(element: dict) -> bool:
     every invalid element -- goes to the JSON Schema, which words the error. The
     schema check costs ~1 ms an element, longer than the rest of ``generate``.
     """
-    # The two shapes of nearly every POI (a node; a way or relation with its centre),
-    # with values of exactly the JSON types, decided inline; anything else is checked
-    # member by member below.
-    if _SIMPLE_KEYS.issuperset(element) and type(element.get("type")) is str:
-        if type(element.get("id")) is int and type(tags := element.get("tags", {})) is dict:
-            centre = element.get("center")
-            if (
-                ("lat" not in element or _in_range(element["lat"], 90))
-                and ("lon" not in element or _in_range(element["lon"], 180))
-                and (
-                    "center" not in element
-                    or type(centre) is dict
-                    and len(centre) == 2
-                    and _in_range(centre.get("lat"), 90)
-                    and _in_range(centre.get("lon"), 180)
-                )
-                and _ONLY_STR.issuperset(map(type, tags.values()))
-            ):
-                return True
+    if _simply_valid(element):
+        return True
     kind, oid = element.get("type"), element.get("id")
     if not isinstance(kind, str) or not isinstance(oid, int) or isinstance(oid, bool):
         return False
