@@ -10,7 +10,7 @@ in the north-west of the city, a Dell Rapids-sized town). Prints wall and CPU ti
     python bench/bench_generate_scale.py [--sizes 10000 50000 100000] [--profile N] [--stages]
 
 ``--stages`` also prints, per case, CPU and wall seconds of each stage of one fresh
-process (imports, play area, reading the OSM JSON, the candidates frame, the spacing
+process (imports, play area, reading the OSM JSON, the candidates table, the spacing
 greedy -- ``core/spacing.py``, timed on its own -- the rest of the station map, the
 output texts, writing), with the load average.
 """
@@ -154,7 +154,7 @@ def timed(module, attr, name):
     setattr(module, attr, wrapper)
 timed(g, "read_area", "play area")
 timed(g, "load_data", "read OSM JSON")
-timed(g, "elements_to_candidates", "candidates frame")
+timed(g, "candidate_table", "candidates table")
 timed(sm, "select_stations", "spacing greedy (core/spacing.py)")
 timed(g, "build", "station map (all of step 3)")
 timed(g, "output_texts", "output texts")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -14,7 +15,7 @@ import numpy as np
 from shapely.geometry.base import BaseGeometry
 
 from .catalogue import Catalogue, load_catalogue
-from .core.candidates import elements_to_candidates
+from .core.candidates import candidate_table
 from .core.density import DEFAULT_TIERS, format_tiers, parse_tiers
 from .core.gamesize import AREA_FLOOR_KM2, STATION_BANDS
 from .core.geodesy import LocalFrame
@@ -218,7 +219,7 @@ def build(
     options = station_map_options(request)
     console.status(f"Ranking {len(data.elements)} OSM objects…")
     try:
-        candidates = elements_to_candidates(data.elements, catalogue, window)
+        candidates = candidate_table(data.elements, catalogue, window)
     finally:
         console.status(None)
     result = build_station_map(
@@ -322,7 +323,7 @@ def output_texts(
     """Step 4: the text of every output file by file name (GeoJSON, CSV, KML; candidates
     with ``explain``; the HTML map with ``html_map``), in the order they are listed."""
     meta = _metadata(result)
-    stations = result.stations
+    stations = result.station_table
     records = geojson.station_records(stations)  # converted once for the three files
     texts = {
         STATIONS_GEOJSON: geojson.dumps_geojson(
@@ -337,7 +338,7 @@ def output_texts(
     }
     if explain:
         texts[CANDIDATES_GEOJSON] = geojson.dumps_geojson(
-            geojson.candidates_feature_collection(result.candidates, metadata=meta)
+            geojson.candidates_feature_collection(result.candidate_table, metadata=meta)
         )
     if html_map:
         texts[STATIONS_HTML] = station_map_page(result, name, candidates=explain)
@@ -375,8 +376,9 @@ def write_outputs(output_dir: Path, texts: dict[str, str]) -> list[Path]:
 
 def summary_lines(result: StationMap) -> list[str]:
     """The human summary printed on stderr after ``generate``."""
-    stations, cands = result.stations, result.candidates
-    reasons = cands.loc[cands["status"] == "rejected", "reason"].value_counts()
+    stations, cands = result.station_table, result.candidate_table
+    rejected_rows = cands["status"] == "rejected"
+    reasons = Counter(cands["reason"][rejected_rows].tolist())
     rejected = ", ".join(
         f"{n} {r}" for r, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
     )
@@ -387,8 +389,8 @@ def summary_lines(result: StationMap) -> list[str]:
     if result.optimization is not None:
         opt = result.optimization
         lines.append(f"Optimized: {opt.summary()}; without the solver {opt.greedy_count}")
-        if "in_optimal_map" in cands.columns:
-            rej = cands.loc[cands["status"] == "rejected", "in_optimal_map"].value_counts()
+        if "in_optimal_map" in cands:
+            rej = Counter(cands["in_optimal_map"][rejected_rows].tolist())
             lines.append(
                 f"Rejected candidates that some optimal map includes: {rej.get('yes', 0)}; "
                 f"that none can: {rej.get('no', 0)}; undecided in the time limit: "
@@ -443,7 +445,7 @@ def band_warning(result: StationMap, request: GenerateRequest) -> str | None:
     """A warning when the map has far fewer stations than its game size's band, naming
     what would add stations (None when the count is not far below)."""
     lo, _hi = STATION_BANDS[result.game_size]
-    count = len(result.stations)
+    count = len(result.station_table)
     if count >= lo * FAR_BELOW_SHARE:
         return None
     helps = ["a larger play area"]
@@ -469,15 +471,15 @@ def band_warning(result: StationMap, request: GenerateRequest) -> str | None:
 
 
 def _closest(result: StationMap) -> tuple[float | None, float | None]:
-    stations = result.stations
+    stations = result.station_table
     if len(stations) < 2:
         return None, None
-    lon, lat = stations.geometry.x.to_numpy(), stations.geometry.y.to_numpy()
+    lon, lat = stations.lon, stations.lat
     frame = LocalFrame.for_bounds(result.play_area.bounds)
     x, y = frame.project(lon, lat)
     radius = max(result.rules.cluster_gap_m, 2 * result.rules.cluster_radius_m) * 2
     index = NeighbourIndex(x, y, frame.scale_factors(lon, lat), radius)
-    return closest_distances(index, stations["cluster_id"].to_numpy(np.int64))
+    return closest_distances(index, stations["cluster_id"].astype(np.int64))
 
 
 def report(result: StationMap, console, output_dir: Path, names: list[str]) -> None:

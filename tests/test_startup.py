@@ -59,23 +59,20 @@ def test_lazy_help_matches_the_commands():
             )
 
 
-def test_town_sized_generate_imports_no_scipy(tmp_path):
-    """``generate`` finds close pairs without scipy (core/closepairs.py): importing
-    ``scipy.spatial`` would cost ~0.25 s, a third of the bundled Sioux Falls run."""
+def test_town_sized_generate_imports_neither_pandas_nor_scipy(tmp_path):
+    """``generate`` finds close pairs without scipy (core/closepairs.py), and makes and
+    writes its map as point tables (core/pointtable.py), not GeoDataFrames: importing
+    ``scipy.spatial`` costs ~0.25 s and geopandas with pandas ~0.45 s, most of a small
+    run. The HTML map (folium over GeoDataFrames) does load them."""
     sioux = REPO / "examples" / "sioux-falls"
-    heavy = _imported_by(
-        "-q",
-        "generate",
-        str(REPO / "zones" / "sioux-falls.geojson"),
-        "--osm",
-        str(sioux / "pois.json"),
-        "--water",
-        str(sioux / "water.json"),
-        "-o",
-        str(tmp_path / "out"),
-    )
-    assert (tmp_path / "out" / "stations.geojson").is_file()
-    assert "geopandas" in heavy  # (the probe sees the run's imports)
+    args = ["-q", "generate", str(REPO / "zones" / "sioux-falls.geojson")]
+    args += ["--osm", str(sioux / "pois.json"), "--water", str(sioux / "water.json")]
+    heavy = _imported_by(*args, "--explain", "-o", str(tmp_path / "out"))
+    assert (tmp_path / "out" / "candidates.geojson").is_file()
+    assert not {"pandas", "geopandas", "scipy"} & set(heavy)
+    heavy = _imported_by(*args, "--map", "-o", str(tmp_path / "map"))
+    assert (tmp_path / "map" / "stations.html").is_file()
+    assert {"pandas", "geopandas", "folium"} <= set(heavy)  # (the probe sees the imports)
     assert "scipy" not in heavy
 
 

@@ -1,7 +1,8 @@
 """OSM elements -> station candidates, through the catalogue.
 
-The result is a GeoDataFrame (EPSG:4326) with these stable columns, one row per
-OSM object that belongs to a station category:
+The result is a :class:`~.pointtable.PointTable` (or, from
+:func:`elements_to_candidates`, a GeoDataFrame in EPSG:4326) with these stable
+columns, one row per OSM object that belongs to a station category:
 
 =================  ==========================================================
 ``id``             ``"node/123"`` (OSM type and id)
@@ -22,14 +23,18 @@ OSM object that belongs to a station category:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import geopandas as gpd
 import numpy as np
 
 from ..catalogue import Catalogue
 from ..osm.elements import OsmElement
 from .opening_hours import PlayWindow, open_during_play
+from .pointtable import PointTable, text_column
 from .ranking import quality_score
+
+if TYPE_CHECKING:
+    import geopandas as gpd
 
 CANDIDATE_COLUMNS = (
     "id",
@@ -46,12 +51,39 @@ CANDIDATE_COLUMNS = (
 )
 
 
+_NUMBER_TYPES = {"osm_id": np.int64, "priority": np.int64, "transit": bool, "quality": np.int64}
+
+
 def elements_to_candidates(
     elements: Iterable[OsmElement], catalogue: Catalogue, window: PlayWindow
 ) -> gpd.GeoDataFrame:
+    """Station candidates from OSM elements, as a GeoDataFrame (EPSG:4326).
+
+    The frame form of :func:`candidate_table`, for callers that work in geopandas.
+    """
+    return candidate_table(elements, catalogue, window).to_frame()
+
+
+def candidate_table(
+    elements: Iterable[OsmElement], catalogue: Catalogue, window: PlayWindow
+) -> PointTable:
     """Station candidates from OSM elements (one row per element with a station category).
 
     Duplicated elements (the same ``id`` read twice, e.g. from two files) are kept once.
+    Rows are ordered by OSM type (node, way, relation), then id.
+
+    Parameters
+    ----------
+    elements : iterable of OsmElement
+    catalogue : Catalogue
+        Its station categories decide which elements are candidates.
+    window : PlayWindow
+        For ``open_during_play``.
+
+    Returns
+    -------
+    PointTable
+        The columns in the module's table, in that order.
     """
     rows: list[tuple] = []  # CANDIDATE_COLUMNS, then lon and lat
     seen: set[str] = set()
@@ -90,11 +122,11 @@ def elements_to_candidates(
     type_order = {"node": 0, "way": 1}
     rows.sort(key=lambda r: (type_order.get(r[1], 2), r[2]))
     columns = list(zip(*rows, strict=True)) or [()] * (len(CANDIDATE_COLUMNS) + 2)
-    frame = gpd.GeoDataFrame(
-        dict(zip(CANDIDATE_COLUMNS, map(list, columns), strict=False)),
-        geometry=gpd.points_from_xy(np.array(columns[-2], float), np.array(columns[-1], float)),
-        crs="EPSG:4326",
-    )
-    return frame.astype(
-        {"osm_id": "int64", "priority": "int64", "quality": "int64", "transit": bool}
-    )
+    table = {
+        name: (
+            np.array(values, _NUMBER_TYPES[name]) if name in _NUMBER_TYPES else text_column(values)
+        )
+        for name, values in zip(CANDIDATE_COLUMNS, columns, strict=False)
+    }
+    lon, lat = np.array(columns[-2], float), np.array(columns[-1], float)
+    return PointTable(table, lon, lat, geometry_at=len(table))

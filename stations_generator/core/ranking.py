@@ -8,9 +8,9 @@ OSM data), then a stable key (OSM type, id). Input order never matters.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
-import pandas as pd
 
 _TYPE_ORDER = {"node": 0, "way": 1, "relation": 2}
 _QUALITY_TAGS = (
@@ -34,12 +34,12 @@ def quality_score(tags: Mapping[str, str]) -> int:
     )
 
 
-def rank_order(candidates: pd.DataFrame) -> np.ndarray:
+def rank_order(candidates: Mapping[str, Any]) -> np.ndarray:
     """Row positions of ``candidates``, best first.
 
     Parameters
     ----------
-    candidates : DataFrame
+    candidates : PointTable or DataFrame
         With columns ``open_during_play``, ``transit``, ``priority``, ``name``,
         ``quality``, ``osm_type``, ``osm_id``.
 
@@ -49,13 +49,17 @@ def rank_order(candidates: pd.DataFrame) -> np.ndarray:
     """
     if len(candidates) == 0:
         return np.zeros(0, np.int64)
-    closed = ((candidates["open_during_play"] == "no") & ~candidates["transit"]).to_numpy()
+
+    def column(name: str, dtype: Any = None) -> np.ndarray:
+        return np.asarray(candidates[name], dtype)
+
+    closed = (column("open_during_play", object) == "no") & ~column("transit", bool)
     keys = (
-        candidates["osm_id"].to_numpy(np.int64),
-        candidates["osm_type"].map(_TYPE_ORDER).fillna(3).to_numpy(np.int64),
-        -candidates["quality"].to_numpy(np.int64),
-        (candidates["name"] == "").to_numpy(),
-        candidates["priority"].to_numpy(np.int64),
+        column("osm_id", np.int64),
+        np.array([_TYPE_ORDER.get(t, 3) for t in column("osm_type", object)], np.int64),
+        -column("quality", np.int64),
+        column("name", object) == "",
+        column("priority", np.int64),
         closed,
     )
     return np.lexsort(keys)

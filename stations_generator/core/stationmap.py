@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-import geopandas as gpd
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
@@ -27,6 +28,7 @@ from .density import DEFAULT_DENSITY_RADIUS_M, DEFAULT_TIERS, WaitTier, assign_t
 from .gamesize import GAME_SIZES, HIDING_RADIUS_M, STATION_BANDS, infer_game_size
 from .geodesy import LocalFrame, geodesic_area_km2
 from .optimize import DEFAULT_TIME_LIMIT_S, OptimizeResult, explain_optimal, optimize_stations
+from .pointtable import PointTable, text_column
 from .ranking import rank_order
 from .spacing import (
     NeighbourIndex,
@@ -35,6 +37,9 @@ from .spacing import (
     default_search_rounds,
     select_stations,
 )
+
+if TYPE_CHECKING:
+    import geopandas as gpd
 
 EXCLUDED = "excluded"
 DUPLICATE = "duplicate"
@@ -113,10 +118,16 @@ class StationMapOptions:
 
 @dataclass
 class StationMap:
-    """The result: stations, every candidate with its fate, and how it was decided."""
+    """The result: stations, every candidate with its fate, and how it was decided.
 
-    stations: gpd.GeoDataFrame
-    candidates: gpd.GeoDataFrame
+    The stations and candidates are made as point tables
+    (:class:`~.pointtable.PointTable`): ``station_table`` and ``candidate_table`` are
+    what ``generate``'s writers read, with no pandas; ``stations`` and ``candidates``
+    are their GeoDataFrames, made on first use.
+    """
+
+    station_table: PointTable
+    candidate_table: PointTable
     play_area: BaseGeometry
     net_area: BaseGeometry
     net_area_km2: float
@@ -132,10 +143,22 @@ class StationMap:
     #: The local search: (stations before, after, rounds per start); None if it did not run.
     search: tuple[int, int, int] | None = None
 
+    @cached_property
+    def stations(self) -> gpd.GeoDataFrame:
+        """The stations (EPSG:4326), in the columns :data:`STATION_COLUMNS` and geometry,
+        ordered by cluster, then id."""
+        return self.station_table.to_frame(STATION_COLUMNS)
+
+    @cached_property
+    def candidates(self) -> gpd.GeoDataFrame:
+        """Every candidate inside the play area, best-ranked first, with its fate
+        (``status``, ``reason``, ``conflict_with``) and what the map gave it."""
+        return self.candidate_table.to_frame()
+
     @property
     def cluster_count(self) -> int:
         """Number of clusters."""
-        return int(self.stations["cluster_id"].nunique()) if len(self.stations) else 0
+        return len(set(self.station_table["cluster_id"].tolist()))
 
 
 def net_play_area(
@@ -148,16 +171,22 @@ def net_play_area(
     return shapely.make_valid(play_area.difference(shapely.union_all(remove)))
 
 
-def _spacing_inputs(points: gpd.GeoSeries, bounds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _spacing_inputs(table: PointTable, bounds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     frame = LocalFrame.for_bounds(bounds)
-    lon, lat = points.x.to_numpy(), points.y.to_numpy()
-    x, y = frame.project(lon, lat)
-    return x, y, frame.scale_factors(lon, lat)
+    x, y = frame.project(table.lon, table.lat)
+    return x, y, frame.scale_factors(table.lon, table.lat)
+
+
+def _covered_by(table: PointTable, area: BaseGeometry) -> np.ndarray:
+    """Which rows of ``table`` lie in ``area`` or on its boundary (``area`` is left
+    prepared: GEOS's prepared predicate is what makes this fast)."""
+    shapely.prepare(area)
+    return shapely.covers(area, shapely.points(table.lon, table.lat))
 
 
 def build_station_map(
     play_area: BaseGeometry,
-    candidates: gpd.GeoDataFrame,
+    candidates: PointTable | gpd.GeoDataFrame,
     options: StationMapOptions = StationMapOptions(),
     *,
     water: Sequence[BaseGeometry] = (),
@@ -169,8 +198,9 @@ def build_station_map(
     Parameters
     ----------
     play_area : shapely (Multi)Polygon, WGS84
-    candidates : GeoDataFrame
-        From :func:`stations_generator.core.candidates.elements_to_candidates`.
+    candidates : PointTable or GeoDataFrame
+        From :func:`stations_generator.core.candidates.candidate_table` (or its frame,
+        :func:`~stations_generator.core.candidates.elements_to_candidates`).
     options : StationMapOptions
     water, exclusions : sequences of shapely polygons, WGS84
         Subtracted from the play area; candidates inside an exclusion are rejected.
@@ -207,7 +237,9 @@ def build_station_map(
         if game_size not in GAME_SIZES:
             raise ValueError(f"game size must be one of {', '.join(GAME_SIZES)}")
 
-    inside = candidates[candidates.geometry.covered_by(play_area)].reset_index(drop=True)
+    if not isinstance(candidates, PointTable):
+        candidates = PointTable.from_frame(candidates)
+    inside = candidates.take(_covered_by(candidates, play_area))
     if len(inside) == 0:
         raise NoDataError(
             "no station candidates inside the play area; check that the OSM data covers it "
@@ -217,16 +249,16 @@ def build_station_map(
     reason = np.full(n, "", dtype=object)
     conflict = np.full(n, "", dtype=object)
     if exclusion_area is not None:
-        excluded = inside.geometry.covered_by(exclusion_area).to_numpy()
+        excluded = _covered_by(inside, exclusion_area)
         reason[excluded] = EXCLUDED
 
     if (reason == EXCLUDED).all():
         raise NoDataError(
             "every station candidate lies inside an exclusion; check the --exclude files"
         )
-    x, y, scale = _spacing_inputs(inside.geometry, play_area.bounds)
+    x, y, scale = _spacing_inputs(inside, play_area.bounds)
     order = rank_order(inside)
-    ids = inside["id"].to_numpy()
+    ids = inside["id"]
 
     # Density counts every other (non-excluded) candidate, duplicates too: a fuel
     # station with its shop is still a busy spot.
@@ -251,15 +283,15 @@ def build_station_map(
     dup_of = find_duplicates(
         index,
         active_order,
-        inside["name"].to_numpy(),
-        inside["category"].to_numpy(),
+        inside["name"],
+        inside["category"],
         options.dedupe_radius_m,
     )
     dups = dup_of >= 0
     reason[dups] = DUPLICATE
     conflict[dups] = ids[dup_of[dups]]
     spacing_order = order[(reason == "")[order]]
-    transit = inside["transit"].to_numpy(bool)
+    transit = np.asarray(inside["transit"], bool)
 
     def run(rules: SpacingRules) -> SpacingResult:
         return select_stations(
@@ -329,26 +361,29 @@ def build_station_map(
     kept = result.kept
     tiers = assign_tiers(counts, options.tiers)
 
-    out = inside.copy()
-    out["status"] = np.where(kept, "kept", "rejected")
-    out["reason"] = reason
-    out["conflict_with"] = conflict
-    out["cluster_id"] = result.cluster_id.astype(np.int64)
-    out["seed"] = result.seed
-    out["nearby_count"] = counts
-    out["density_tier"] = [t.name for t in tiers]
-    out["wait_min"] = np.array([t.wait_min for t in tiers], np.int64)
-    out["wait_max"] = np.array([t.wait_max for t in tiers], np.int64)
+    fate = {
+        "status": text_column(np.where(kept, "kept", "rejected").tolist()),
+        "reason": reason,
+        "conflict_with": conflict,
+        "cluster_id": result.cluster_id.astype(np.int64),
+        "seed": np.asarray(result.seed, bool),
+        "nearby_count": counts,
+        "density_tier": text_column([t.name for t in tiers]),
+        "wait_min": np.array([t.wait_min for t in tiers], np.int64),
+        "wait_max": np.array([t.wait_max for t in tiers], np.int64),
+    }
     if in_optimal is not None:
-        out["in_optimal_map"] = in_optimal
-    out = out.iloc[order].reset_index(drop=True)  # best-ranked first
+        fate["in_optimal_map"] = in_optimal
+    out = inside.with_columns(**fate).take(order)  # best-ranked first
 
-    stations = out[out["status"] == "kept"]
-    stations = stations.sort_values(["cluster_id", "id"], kind="stable").reset_index(drop=True)
-    stations = gpd.GeoDataFrame(stations[[*STATION_COLUMNS, "geometry"]], crs="EPSG:4326")
+    kept_rows = np.flatnonzero(out["status"] == "kept")
+    cluster_ids, station_ids = out["cluster_id"].tolist(), out["id"].tolist()
+    kept_rows = sorted(kept_rows.tolist(), key=lambda i: (cluster_ids[i], station_ids[i]))
+    stations = out.take(np.array(kept_rows, np.int64))
+    stations = PointTable({c: stations[c] for c in STATION_COLUMNS}, stations.lon, stations.lat)
     return StationMap(
-        stations=stations,
-        candidates=gpd.GeoDataFrame(out, crs="EPSG:4326"),
+        station_table=stations,
+        candidate_table=out,
         play_area=play_area,
         net_area=net,
         net_area_km2=net_km2,

@@ -9,12 +9,15 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from stations_generator.export.atomic import atomic_write_text
 from stations_generator.export.geojson import STATION_PROPERTIES, StationRecord, station_records
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from stations_generator.core.pointtable import PointTable
 
 __all__ = ["CSV_DECIMALS", "PEER_COLUMNS", "stations_csv", "write_stations_csv"]
 
@@ -62,7 +65,9 @@ def _cell(value: Any) -> Any:
     return "" if value is None else value
 
 
-def stations_csv(stations: pd.DataFrame, *, records: list[StationRecord] | None = None) -> str:
+def stations_csv(
+    stations: pd.DataFrame | PointTable, *, records: list[StationRecord] | None = None
+) -> str:
     """Render the stations as CSV text with the peer's columns.
 
     Columns are exactly :data:`PEER_COLUMNS`; latitude and longitude have
@@ -72,7 +77,7 @@ def stations_csv(stations: pd.DataFrame, *, records: list[StationRecord] | None 
 
     Parameters
     ----------
-    stations : geopandas.GeoDataFrame
+    stations : geopandas.GeoDataFrame or PointTable
         The stations (EPSG:4326, Point geometries).
     records : list of StationRecord, optional
         :func:`~stations_generator.export.geojson.station_records` of ``stations``

@@ -26,6 +26,7 @@ import numpy as np
 from shapely.geometry import MultiPolygon, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from stations_generator.core.pointtable import PointTable
 from stations_generator.export.atomic import atomic_write_text
 
 if TYPE_CHECKING:
@@ -264,15 +265,15 @@ def _sort_key(record: StationRecord) -> tuple[Any, ...]:
 
 
 def station_records(
-    stations: pd.DataFrame, fields: Sequence[str] = STATION_PROPERTIES
+    stations: pd.DataFrame | PointTable, fields: Sequence[str] = STATION_PROPERTIES
 ) -> list[StationRecord]:
     """Stations as plain records in the stable output order (cluster_id, then id).
 
     Parameters
     ----------
-    stations : geopandas.GeoDataFrame
-        One row per station with Point geometries; reprojected to EPSG:4326 if it
-        carries another CRS. Columns missing from ``fields`` are filled with ``""``
+    stations : geopandas.GeoDataFrame or PointTable
+        One row per station with Point geometries; a frame is reprojected to EPSG:4326
+        if it carries another CRS. Columns missing from ``fields`` are filled with ``""``
         (text fields) or ``None``.
     fields : sequence of str
         Properties to extract, in output order.
@@ -288,17 +289,24 @@ def station_records(
     ValueError
         If a geometry is missing, empty or not a Point, or a coordinate is not finite.
     """
-    frame = _to_wgs84(stations)
-    geometries = frame.geometry
-    columns = [f for f in fields if f in frame.columns and f != frame.geometry.name]
-    values = {f: frame[f].tolist() for f in columns}
+    if isinstance(stations, PointTable):
+        values = {f: stations[f].tolist() for f in fields if f in stations}
+        positions = zip(stations.lon.tolist(), stations.lat.tolist(), strict=True)
+    else:
+        frame = _to_wgs84(stations)
+        columns = [f for f in fields if f in frame.columns and f != frame.geometry.name]
+        values = {f: frame[f].tolist() for f in columns}
+        positions = frame.geometry.tolist()
     records: list[StationRecord] = []
-    for i, geometry in enumerate(geometries.tolist()):
+    for i, position in enumerate(positions):
         props = {f: _field(f, values[f][i]) if f in values else _field(f, None) for f in fields}
-        if not isinstance(geometry, Point) or geometry.is_empty:
-            kind = "missing" if geometry is None else geometry.geom_type
+        if isinstance(position, tuple):
+            lon, lat = position
+        elif not isinstance(position, Point) or position.is_empty:
+            kind = "missing" if position is None else position.geom_type
             raise ValueError(f"station {props.get('id')!r}: geometry must be a Point, got {kind}")
-        lon, lat = float(geometry.x), float(geometry.y)
+        else:
+            lon, lat = float(position.x), float(position.y)
         if not (math.isfinite(lon) and math.isfinite(lat)):
             raise ValueError(f"station {props.get('id')!r}: non-finite coordinates")
         records.append(StationRecord(props, round_coord(lon), round_coord(lat), lon, lat))
@@ -447,7 +455,7 @@ def stations_feature_collection(
 
 
 def candidates_feature_collection(
-    candidates: pd.DataFrame, *, metadata: Mapping[str, Any] | None = None
+    candidates: pd.DataFrame | PointTable, *, metadata: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """Build the ``--explain`` map: every candidate, kept or rejected, with the reason.
 
@@ -459,7 +467,7 @@ def candidates_feature_collection(
 
     Parameters
     ----------
-    candidates : geopandas.GeoDataFrame
+    candidates : geopandas.GeoDataFrame or PointTable
         Candidates in EPSG:4326 with Point geometries and a ``status`` column.
     metadata : mapping, optional
         As in :func:`stations_feature_collection`.
@@ -475,7 +483,7 @@ def candidates_feature_collection(
         If a geometry is not a Point.
     """
     fields = (*STATION_PROPERTIES, *_CANDIDATE_EXTRA)
-    if "in_optimal_map" in candidates.columns:  # generate --optimize --explain
+    if "in_optimal_map" in candidates:  # generate --optimize --explain
         fields = (*fields, "in_optimal_map")
     records = station_records(candidates, fields)
     records.sort(key=lambda r: r.properties.get("status") != "kept")  # stable sort

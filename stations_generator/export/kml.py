@@ -20,9 +20,8 @@ import re
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from shapely.geometry import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
@@ -35,6 +34,11 @@ from stations_generator.export.geojson import (
     round_coord,
     station_records,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from stations_generator.core.pointtable import PointTable
 
 __all__ = ["CATEGORY_COLOURS", "ICON_HREF", "KML_NS", "stations_kml", "write_kml"]
 
@@ -329,7 +333,7 @@ def _cluster_label(cluster: Any) -> str:
 
 
 def stations_kml(
-    stations: pd.DataFrame,
+    stations: pd.DataFrame | PointTable,
     play_area: BaseGeometry | None,
     exclusions: Iterable[BaseGeometry] = (),
     *,
@@ -340,7 +344,7 @@ def stations_kml(
 
     Parameters
     ----------
-    stations : geopandas.GeoDataFrame
+    stations : geopandas.GeoDataFrame or PointTable
         The stations (EPSG:4326, Point geometries).
     records : list of StationRecord, optional
         :func:`~stations_generator.export.geojson.station_records` of ``stations``
