@@ -98,3 +98,35 @@ def test_candidates_are_best_ranked_first_with_their_fate(sioux_map):
     assert (np.diff(closed) >= 0).all()
     open_rows = len(cands) - int(closed.sum())
     assert (np.diff(cands["priority"].to_numpy()[:open_rows]) >= 0).all()
+
+
+def test_writers_read_the_table_as_they_read_its_frame(sioux_map):
+    """Station records (what the GeoJSON, CSV and KML writers read) are the same from a
+    table and from its frame, for the stations and for every candidate field."""
+    from stations_generator.export import geojson
+
+    fields = (*geojson.STATION_PROPERTIES, *geojson._CANDIDATE_EXTRA)
+    for table, frame in (
+        (sioux_map.station_table, sioux_map.stations),
+        (sioux_map.candidate_table, sioux_map.candidates),
+    ):
+        assert geojson.station_records(table, fields) == geojson.station_records(frame, fields)
+
+
+def test_a_column_of_mixed_values_is_normalised_value_by_value(sioux_map):
+    """Whole-column shortcuts apply only to all-text or all-int columns; anything else
+    (a float cluster id, a missing name, a number where text is due) is made plain one
+    value at a time, as before."""
+    from stations_generator.export import geojson
+
+    table = sioux_map.station_table.take(np.arange(3))
+    cluster = np.array([2.0, float("nan"), 7], dtype=object)
+    name = np.array([None, 12, "Café"], dtype=object)
+    records = geojson.station_records(table.with_columns(cluster_id=cluster, name=name))
+    by_id = {r.properties["id"]: r.properties for r in records}
+    first, second, third = (by_id[i] for i in table["id"].tolist())
+    assert type(first["cluster_id"]) is int and first["cluster_id"] == 2
+    assert second["cluster_id"] is None and third["cluster_id"] == 7
+    assert (first["name"], second["name"], third["name"]) == ("", "12", "Café")
+    # A missing cluster sorts last.
+    assert records[-1].properties["cluster_id"] is None

@@ -134,6 +134,15 @@ def _field(name: str, value: Any) -> Any:
     return value
 
 
+def _column(name: str, values: list[Any]) -> list[Any]:
+    """:func:`_field` of every value of one column (a column of text, or of whole
+    numbers outside the text fields, is already plain: one type check for all)."""
+    kinds = set(map(type, values))
+    if kinds <= {str} or (kinds <= {int} and name not in _TEXT_FIELDS):
+        return values
+    return [_field(name, value) for value in values]
+
+
 def round_coord(value: float) -> float:
     """Round one coordinate to :data:`COORD_DECIMALS` decimals (and turn -0.0 into 0.0).
 
@@ -291,15 +300,18 @@ def station_records(
     """
     if isinstance(stations, PointTable):
         values = {f: stations[f].tolist() for f in fields if f in stations}
-        positions = zip(stations.lon.tolist(), stations.lat.tolist(), strict=True)
+        positions: list[Any] = list(zip(stations.lon.tolist(), stations.lat.tolist(), strict=True))
     else:
         frame = _to_wgs84(stations)
         columns = [f for f in fields if f in frame.columns and f != frame.geometry.name]
         values = {f: frame[f].tolist() for f in columns}
         positions = frame.geometry.tolist()
+    n = len(positions)
+    columns = [_column(f, values[f]) if f in values else [_field(f, None)] * n for f in fields]
+    rows = zip(*columns, strict=True) if columns else [()] * n
     records: list[StationRecord] = []
-    for i, position in enumerate(positions):
-        props = {f: _field(f, values[f][i]) if f in values else _field(f, None) for f in fields}
+    for position, row in zip(positions, rows, strict=True):
+        props = dict(zip(fields, row, strict=True))
         if isinstance(position, tuple):
             lon, lat = position
         elif not isinstance(position, Point) or position.is_empty:
