@@ -59,16 +59,11 @@ class PointTable:
     @classmethod
     def from_frame(cls, frame: gpd.GeoDataFrame) -> PointTable:
         """The table of a GeoDataFrame of points (taken as EPSG:4326, as given)."""
-        name = frame.geometry.name
-        names = list(frame.columns)
-        columns = {c: frame[c].to_numpy() for c in names if c != name}
         geometry = frame.geometry
-        return cls(
-            columns,
-            geometry.x.to_numpy(float),
-            geometry.y.to_numpy(float),
-            names.index(name),
-        )
+        names = list(frame.columns)
+        columns = {c: frame[c].to_numpy() for c in names if c != geometry.name}
+        x, y = geometry.x.to_numpy(float), geometry.y.to_numpy(float)
+        return cls(columns, x, y, names.index(geometry.name))
 
     def to_frame(self, names: Sequence[str] | None = None) -> gpd.GeoDataFrame:
         """The GeoDataFrame (EPSG:4326) of this table, with only ``names`` if given

@@ -377,10 +377,9 @@ def build_station_map(
     out = inside.with_columns(**fate).take(order)  # best-ranked first
 
     kept_rows = np.flatnonzero(out["status"] == "kept")
-    cluster_ids, station_ids = out["cluster_id"].tolist(), out["id"].tolist()
-    kept_rows = sorted(kept_rows.tolist(), key=lambda i: (cluster_ids[i], station_ids[i]))
-    stations = out.take(np.array(kept_rows, np.int64))
-    stations = PointTable({c: stations[c] for c in STATION_COLUMNS}, stations.lon, stations.lat)
+    # By cluster, then id (lexsort is stable: equal keys keep their rank order).
+    by_cluster = kept_rows[np.lexsort((out["id"][kept_rows], out["cluster_id"][kept_rows]))]
+    stations = PointTable({c: out[c] for c in STATION_COLUMNS}, out.lon, out.lat).take(by_cluster)
     return StationMap(
         station_table=stations,
         candidate_table=out,
