@@ -628,6 +628,10 @@ MAX_OVERPASS_JSON_BYTES = 2 * 1024**3
 #: Most elements kept from one file (each costs ~2 kB once converted by overpy).
 MAX_KEPT_ELEMENTS = 2_000_000
 _CHUNK = 1 << 20
+#: Files up to this size are parsed whole, by orjson: 2.5x faster than streaming them (and
+#: than the standard library), holding ~7x the file in memory at the peak; larger files are
+#: streamed. Measured on 100,000 Sioux Falls elements tiled (31 MB): 0.40 s against 1.1 s.
+WHOLE_PARSE_MAX_BYTES = 64 * 1024**2
 
 
 class OverpassJSON(dict):
@@ -826,7 +830,9 @@ def read_overpass_json_file(
     keep : callable, optional
         Called with each raw element (a dict with a string ``type``, an integer ``id``
         and ``tags`` an object if present); only elements it accepts are kept. Default:
-        keep all. The file is read once, in chunks; memory follows what is kept.
+        keep all. A file of up to :data:`WHOLE_PARSE_MAX_BYTES` is parsed whole (the
+        peak holds ~7x the file); a larger one, or one out of the ordinary (see
+        :func:`_read_whole`), is read once, in chunks, and memory follows what is kept.
 
     Returns
     -------
@@ -858,6 +864,10 @@ def read_overpass_json_file(
             f"{MAX_OVERPASS_JSON_BYTES / 1024**3:.0f} GiB of Overpass JSON read; "
             "use an .osm.pbf extract of the area instead"
         )
+    if size <= WHOLE_PARSE_MAX_BYTES:
+        whole = _read_whole(path, keep)
+        if whole is not None:
+            return whole
     kept: list[dict[str, Any]] = []
 
     def take(index: int, element: object) -> None:
@@ -912,6 +922,46 @@ def read_overpass_json_file(
         if problem is not None:
             raise InputError(f"{path} holds an incomplete Overpass response ({problem}); re-run it")
     return out
+
+
+def _read_whole(path: Path, keep: Callable[[dict[str, Any]], bool] | None) -> OverpassJSON | None:
+    """:func:`read_overpass_json_file` of an ordinary file parsed whole by orjson, or None.
+
+    An ordinary file is UTF-8 JSON (no byte-order mark) holding a bare element list or
+    an envelope with one ``elements`` list and no ``remark``, every element of the two
+    shapes :func:`_simply_valid` decides. Those are values the streaming parser reads
+    alike, so the result is the same; anything else (errors included, which the
+    streaming reader words) gives None, and the file is streamed instead.
+    """
+    import orjson
+
+    try:
+        content = path.read_bytes()
+        data = orjson.loads(content)
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if type(data) is list:
+        elements = data
+    elif (
+        type(data) is dict
+        and type(data.get("elements")) is list
+        and "remark" not in data
+        # Streamed, a repeated top-level "elements" yields the items of every copy.
+        and content.count(b'"elements"') == 1
+    ):
+        elements = data["elements"]
+    else:
+        return None
+    del data, content
+    kept: list[dict[str, Any]] = []
+    for element in elements:
+        if type(element) is not dict or not _simply_valid(element):
+            return None
+        if keep is None or keep(element):
+            kept.append(element)
+    if len(kept) > MAX_KEPT_ELEMENTS:
+        return None
+    return OverpassJSON(elements=kept)
 
 
 class _TailReader:
