@@ -133,8 +133,8 @@ class Catalogue:
                 self._by_key.setdefault(key, []).append(cat)
         # Matching depends only on the tags whose key some clause names: answers are
         # memoised by those tags (real data repeats them: amenity=restaurant, …).
-        self._clause_keys = frozenset(
-            c.key for cat in self.categories.values() for alt in cat.match for c in alt
+        self._clause_key_order = tuple(
+            sorted({c.key for cat in self.categories.values() for alt in cat.match for c in alt})
         )
         self._memo: dict[tuple, tuple[Category, ...]] = {}
         self._station_memo: dict[tuple, tuple[Category | None, tuple[str, ...]]] = {}
@@ -173,12 +173,12 @@ class Catalogue:
         return Catalogue(c for c in self.categories.values() if c.name in wanted)
 
     def _signature(self, tags: Mapping[str, str]) -> tuple | None:
-        """The tags some clause names, sorted: what matching depends on (None: not hashable)."""
-        keys = self._clause_keys
+        """The values (None: absent) of the tags some clause names, in a fixed key order:
+        what matching depends on (None: a value is not hashable)."""
+        signature = tuple(map(tags.get, self._clause_key_order))
         try:
-            signature = tuple(sorted([(k, tags[k]) for k in tags if k in keys]))
             hash(signature)
-        except TypeError:  # an unhashable or unorderable value: no memo
+        except TypeError:  # an unhashable value: no memo
             return None
         return signature
 

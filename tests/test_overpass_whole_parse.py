@@ -19,7 +19,7 @@ from test_overpass_fast_check import _variants
 from stations_generator.catalogue import load_catalogue
 from stations_generator.errors import InputError
 from stations_generator.osm import overpass
-from stations_generator.osm.overpass import _read_whole, read_overpass_json_file
+from stations_generator.osm.overpass import _read_whole, parse_overpass, read_overpass_json_file
 
 REAL_FILES = (
     SIOUX / "pois.json",
@@ -34,7 +34,7 @@ def _typed(value: object) -> object:
     """``value`` with every number tagged by its type (1 and 1.0 differ; -0.0 and 0.0 too)."""
     if isinstance(value, dict):
         return {k: _typed(v) for k, v in value.items()}
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return [_typed(v) for v in value]
     if isinstance(value, float):
         return ("float", value.hex())
@@ -47,7 +47,15 @@ def _outcome(path: Path, keep, monkeypatch: pytest.MonkeyPatch, whole: bool) -> 
         read = read_overpass_json_file(path, keep=keep)
     except InputError as exc:
         return ("error", str(exc))
-    return _typed(dict(read))
+    assert read.simple is (whole and _read_whole(path, keep) is not None)
+    # And parsed (the whole parse's elements skip checks they already passed): the
+    # same records, water, or error.
+    try:
+        elements, water = parse_overpass(read)
+        parsed = ([(e.osm_type, e.osm_id, e.lat, e.lon, e.tags) for e in elements], water)
+    except InputError as exc:
+        parsed = ("error", str(exc))
+    return {**_typed(dict(read)), "parsed": _typed(parsed)}
 
 
 def _both(path: Path, monkeypatch: pytest.MonkeyPatch, keep=None) -> object:

@@ -231,6 +231,10 @@ def _to_overpy(
     for element in elements:
         key = (element["type"], element["id"])
         merged[key] = {**element, **merged[key]} if key in merged else element
+    if getattr(data, "simple", False):  # each element a node, way, relation or other kind
+        plain = [e for e in merged.values() if e["type"] in _PLAIN_TYPES]  # (of _SIMPLE_KEYS)
+        deep = [e for e in merged.values() if e["type"] not in _PLAIN_TYPES]
+        return _overpy_result(deep), plain
     prepared = []
     for element in merged.values():
         members = element.get("members")
@@ -255,8 +259,13 @@ def _to_overpy(
     deep: list[dict[str, Any]] = []
     for element in prepared:
         (plain if _is_plain(element) else deep).append(element)
+    return _overpy_result(deep), plain
+
+
+def _overpy_result(deep: list[dict[str, Any]]) -> overpy.Result:
+    """overpy's reading of the elements that are not plain."""
     try:
-        return overpy.Result.from_json({"elements": deep}), plain
+        return overpy.Result.from_json({"elements": deep})
     except (
         ValueError,
         TypeError,
@@ -409,7 +418,7 @@ def parse_overpass_json(data: dict[str, Any] | list[Any]) -> list[OsmElement]:
         runtime-error remark (the response is incomplete), or has a
         non-numeric / out-of-range coordinate.
     """
-    return _records(*_to_overpy(data))
+    return _records(*_to_overpy(data), simple=getattr(data, "simple", False))
 
 
 def parse_overpass(
@@ -431,7 +440,7 @@ def parse_overpass(
         return, from one overpy conversion.
     """
     result, plain = _to_overpy(data, source)
-    return _records(result, plain), _water(result)
+    return _records(result, plain, simple=getattr(data, "simple", False)), _water(result)
 
 
 def _string_tags(tags: dict[str, Any]) -> dict[str, str]:
@@ -441,7 +450,13 @@ def _string_tags(tags: dict[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in tags.items()}
 
 
-def _records(result: overpy.Result, plain: list[dict[str, Any]]) -> list[OsmElement]:
+def _records(
+    result: overpy.Result, plain: list[dict[str, Any]], simple: bool = False
+) -> list[OsmElement]:
+    """The records of overpy's elements and the plain ones, sorted by type then id.
+
+    With ``simple``, every plain element passed :func:`_simply_valid` (its tags are
+    already all text) and its tags are only copied."""
     records: list[OsmElement] = []
     for element in plain:
         position = _plain_position(element)
@@ -449,13 +464,14 @@ def _records(result: overpy.Result, plain: list[dict[str, Any]]) -> list[OsmElem
             continue
         osm_type = element["type"]
         oid = element["id"]
+        tags = element.get("tags") or {}
         records.append(
             OsmElement(
                 osm_type,
                 int(oid),
                 _coordinate(position[0], "latitude", osm_type, oid),
                 _coordinate(position[1], "longitude", osm_type, oid),
-                _string_tags(element.get("tags") or {}),
+                dict(tags) if simple else _string_tags(tags),
             )
         )
     groups: list[tuple[str, Sequence[overpy.Element]]] = [
@@ -636,9 +652,11 @@ WHOLE_PARSE_MAX_BYTES = 64 * 1024**2
 
 class OverpassJSON(dict):
     """A response read by :func:`read_overpass_json_file`: its kept elements, already
-    checked against :data:`~stations_generator.schemas.OVERPASS_ELEMENT`."""
+    checked against :data:`~stations_generator.schemas.OVERPASS_ELEMENT`; ``simple`` when
+    each passed :func:`_simply_valid` too."""
 
     checked = True
+    simple = False
 
 
 def has_geometry(element: dict[str, Any]) -> bool:
@@ -961,7 +979,9 @@ def _read_whole(path: Path, keep: Callable[[dict[str, Any]], bool] | None) -> Ov
             kept.append(element)
     if len(kept) > MAX_KEPT_ELEMENTS:
         return None
-    return OverpassJSON(elements=kept)
+    out = OverpassJSON(elements=kept)
+    out.simple = True
+    return out
 
 
 class _TailReader:
