@@ -12,7 +12,7 @@ in the north-west of the city, a Dell Rapids-sized town). Prints wall and CPU ti
 ``--stages`` also prints, per case, CPU and wall seconds of each stage of one fresh
 process (imports, play area, reading the OSM JSON, the candidates table, the spacing
 greedy -- ``core/spacing.py``, timed on its own -- the rest of the station map, the
-output texts, writing), with the load average.
+output texts, writing the files and swapping them in), with the load average.
 """
 
 from __future__ import annotations
@@ -158,7 +158,9 @@ timed(g, "candidate_table", "candidates table")
 timed(sm, "select_stations", "spacing greedy (core/spacing.py)")
 timed(g, "build", "station map (all of step 3)")
 timed(g, "output_texts", "output texts")
-timed(g, "write_outputs", "write files")
+from stations_generator.export import atomic
+timed(atomic.OutputSet, "write_text", "write files (and fsync)")
+timed(atomic.OutputSet, "_commit", "swap the files in (commit)")
 try:
     main(standalone_mode=False)
 finally:
