@@ -96,6 +96,27 @@ def local_services(tmp_path, monkeypatch):
         yield running, env
 
 
+@pytest.fixture(scope="session")
+def pure_spacing():
+    """``core/spacing.py`` run as Python under another name, beside the installed (maybe
+    compiled) module; its relative imports resolve in the same package."""
+    import importlib.util
+    import sys
+
+    from stations_generator.core import spacing
+
+    name = "stations_generator.core._spacing_as_python"
+    source = Path(spacing.__file__).with_name("spacing.py")
+    spec = importlib.util.spec_from_file_location(name, source)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        del sys.modules[name]
+
+
 # --- real-data fixtures -----------------------------------------------------
 
 

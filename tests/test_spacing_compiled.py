@@ -9,11 +9,9 @@ the Liechtenstein extract): every array of the result must be equal, element for
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -27,17 +25,9 @@ SOURCE = Path(spacing.__file__).with_name("spacing.py")
 
 
 @pytest.fixture(scope="module")
-def pure():
-    """``spacing.py`` run as Python (its relative imports resolve in the same package)."""
-    name = "stations_generator.core._spacing_as_python"
-    spec = importlib.util.spec_from_file_location(name, SOURCE)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        del sys.modules[name]
+def pure(pure_spacing):
+    """``spacing.py`` run as Python (the shared fixture of conftest)."""
+    return pure_spacing
 
 
 def test_the_build_compiles_the_core_where_it_can():

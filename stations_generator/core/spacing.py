@@ -324,6 +324,35 @@ class _Selection:
             return -1
         return c
 
+    def tallies_pass_without(self, i: int, c: int, d: float) -> bool:
+        """Whether ``i`` could join the map once a station of cluster ``c`` at distance
+        ``d`` from it (as the index gives it; ``math.inf``: farther than the gap), one that
+        counts toward the cap, is given up: by the spacing and gap tallies, and the room
+        in the one cluster it would join. Necessary for :meth:`fits` then and after any
+        stations are added (adding only raises tallies and sizes), so a swap or trade
+        that needs ``i`` to fit is not played when this says no: the map it would leave,
+        after its undo, is the map as it is."""
+        rules = self.rules
+        close, near = self.close[i], self.near[i]
+        total, squares = self.near_sum[i], self.near_sq[i]
+        if d < rules.cluster_gap_m:
+            near -= 1
+            total -= c
+            squares -= c * c
+            if d < rules.min_spacing_m:
+                close -= 1
+        if close:
+            return False
+        if not near:
+            return True
+        one = total // near
+        if one * near != total or squares != near * one * one:
+            return False
+        # Joining cluster ``one``: it must have room (sizes only grow as stations are added).
+        cap = rules.max_per_cluster
+        size = self.sizes[one] - (1 if one == c else 0)
+        return not (cap and not self.exempt[i] and size >= cap)
+
     def fits(self, i: int) -> tuple[int, int]:
         """(cluster, seed) as :meth:`fit` gives them, or (-1, -1); no reason, so faster."""
         if self.close[i]:
@@ -835,19 +864,28 @@ def _improve_by_swaps(state: _Selection, order: list[int], changed: set[int] | N
             c = cluster_of[b]
             if not c or state.exempt[b]:
                 continue
-            freed = {
-                j
-                for k in range(ptr[b], ptr[b + 1])
-                if dist[k] < gap and not cluster_of[(j := nb[k])] and rank[j] < n
-            }
+            freed: dict[int, float] = {}  # candidate: its distance from b (inf: beyond)
+            for k in range(ptr[b], ptr[b + 1]):
+                j = nb[k]
+                if dist[k] < gap and not cluster_of[j] and rank[j] < n:
+                    freed[j] = dist[k]
             if cap and state.sizes[c] >= cap:  # room in the cluster: its capped candidates
                 seed = state.seeds[c]
-                freed.update(
-                    j
-                    for k in range(ptr[seed], ptr[seed + 1])
-                    if dist[k] < gap and not cluster_of[(j := nb[k])] and rank[j] < n
-                )
+                for k in range(ptr[seed], ptr[seed + 1]):
+                    j = nb[k]
+                    if dist[k] < gap and not cluster_of[j] and rank[j] < n and j not in freed:
+                        freed[j] = math.inf
             if len(freed) < 2:
+                continue
+            # The swap pays only if two of them fit once b is given up: not played when
+            # fewer than two could (the same map as playing it and undoing it).
+            hopeful = 0
+            for j, d in freed.items():
+                if state.tallies_pass_without(j, c, d):
+                    hopeful += 1
+                    if hopeful == 2:
+                        break
+            if hopeful < 2:
                 continue
             count = state.count
             gone = state.remove(b)
@@ -895,12 +933,21 @@ def _improve_ranks(state: _Selection, order: list[int]) -> None:
         for b in todo:
             if not cluster_of[b] or state.exempt[b]:
                 continue
-            better = [
-                j
-                for k in range(ptr[b], ptr[b + 1])
-                if dist[k] < gap and not cluster_of[(j := nb[k])] and rank[j] < rank[b]
-            ]
-            if not better:
+            # The trade pays only if a better-ranked candidate fits once b is given up:
+            # not played when none passes the tallies (the same map as playing, undoing).
+            c = cluster_of[b]
+            hopeful = False
+            for k in range(ptr[b], ptr[b + 1]):
+                j = nb[k]
+                if (
+                    dist[k] < gap
+                    and not cluster_of[j]
+                    and rank[j] < rank[b]
+                    and state.tallies_pass_without(j, c, dist[k])
+                ):
+                    hopeful = True
+                    break
+            if not hopeful:
                 continue
             count = state.count
             if len(state.remove(b)) > 1:
