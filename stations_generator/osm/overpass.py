@@ -231,9 +231,13 @@ def _to_overpy(
     for element in elements:
         key = (element["type"], element["id"])
         merged[key] = {**element, **merged[key]} if key in merged else element
-    if getattr(data, "simple", False):  # each element a node, way, relation or other kind
-        plain = [e for e in merged.values() if e["type"] in _PLAIN_TYPES]  # (of _SIMPLE_KEYS)
-        deep = [e for e in merged.values() if e["type"] not in _PLAIN_TYPES]
+    plain: list[dict[str, Any]] = []
+    deep: list[dict[str, Any]] = []
+    if getattr(data, "simple", False):
+        # Every element passed _simply_valid: no members to mend, and of the plain keys,
+        # so a node, way or relation is plain.
+        for element in merged.values():
+            (plain if element["type"] in _PLAIN_TYPES else deep).append(element)
         return _overpy_result(deep), plain
     prepared = []
     for element in merged.values():
@@ -255,8 +259,6 @@ def _to_overpy(
                 for m in members
             ]
         prepared.append(element)
-    plain: list[dict[str, Any]] = []
-    deep: list[dict[str, Any]] = []
     for element in prepared:
         (plain if _is_plain(element) else deep).append(element)
     return _overpy_result(deep), plain
@@ -942,6 +944,10 @@ def read_overpass_json_file(
     return out
 
 
+# Members only elements outside _SIMPLE_KEYS have, as they appear in the JSON text.
+_NOT_SIMPLE = (b'"geometry"', b'"members"', b'"nodes"', b'"bounds"')
+
+
 def _read_whole(path: Path, keep: Callable[[dict[str, Any]], bool] | None) -> OverpassJSON | None:
     """:func:`read_overpass_json_file` of an ordinary file parsed whole by orjson, or None.
 
@@ -955,6 +961,10 @@ def _read_whole(path: Path, keep: Callable[[dict[str, Any]], bool] | None) -> Ov
 
     try:
         content = path.read_bytes()
+        # A member no simple element has (geometries, bounds, node lists, relations) or a
+        # byte-order mark: stream it at once rather than parse it twice.
+        if content.startswith(b"\xef\xbb\xbf") or any(m in content for m in _NOT_SIMPLE):
+            return None
         data = orjson.loads(content)
     except (OSError, orjson.JSONDecodeError):
         return None
