@@ -41,7 +41,10 @@ def _stations() -> gpd.GeoDataFrame:
                 "name": awkward[i % len(awkward)] if i < 10 else row.get("name") or None,
                 "category": ["cafe", "museum", "odd & cat", None][i % 4],
                 "cluster_id": None if i % 7 == 0 else i % 3,
-                "opening_hours": "Mo-Fr 08:00-17:00 <closed PH>" if i % 5 == 0 else None,
+                # (in the multi-line description too, where XML-invalid characters go)
+                "opening_hours": ("Mo-Fr 08:00-17:00 <closed PH>", "Sa\x0b 10:00-12:00")[i % 2]
+                if i % 5 == 0
+                else None,
                 "wait_min": 10 if i % 2 else None,
                 "wait_max": 20 if i % 3 else None,
                 "geometry": Point(lon, lat),
@@ -63,6 +66,7 @@ def test_kml_text_is_what_elementtree_writes():
         text = stations_kml(stations, area, excl, name="Doc & <name>")
         assert text == _reference(text)
     assert "A &amp; B &lt;cafe&gt;" in text and "badchar" in text
+    assert "\nOpening hours: Sa 10:00-12:00\n" in text and "\x0b" not in text
     assert "<Folder>\n      <name>Exclusions</name>" not in text
     with_exclusions = stations_kml(stations, outer, exclusions)
     assert with_exclusions.count("<name>Exclusion ") == 2

@@ -13,7 +13,10 @@ from conftest import REPO
 
 from stations_generator.cli import LAZY_COMMANDS, LAZY_HELP, main
 
-HEAVY = ("osmnx", "geopandas", "pandas", "folium", "matplotlib", "sklearn", "scipy", "osmium")
+HEAVY = (
+    *("osmnx", "geopandas", "pandas", "folium", "matplotlib", "sklearn", "scipy", "osmium"),
+    "overpy",
+)
 
 _PROBE = """
 import json, sys
@@ -74,6 +77,21 @@ def test_town_sized_generate_imports_neither_pandas_nor_scipy(tmp_path):
     assert (tmp_path / "map" / "stations.html").is_file()
     assert {"pandas", "geopandas", "folium"} <= set(heavy)  # (the probe sees the imports)
     assert "scipy" not in heavy
+
+
+def test_generate_from_a_poi_response_imports_neither_osmium_nor_overpy(tmp_path):
+    """osmium reads extracts and overpy converts elements with geometries or members: a
+    POI response (``out center tags``) needs neither, and they cost 32 ms of start-up.
+    Water (``out geom``) does load overpy."""
+    sioux = REPO / "examples" / "sioux-falls"
+    args = ["-q", "generate", str(REPO / "zones" / "sioux-falls.geojson")]
+    args += ["--osm", str(sioux / "pois.json")]
+    heavy = _imported_by(*args, "-o", str(tmp_path / "out"))
+    assert (tmp_path / "out" / "stations.geojson").is_file()
+    assert not {"osmium", "overpy"} & set(heavy)
+    heavy = _imported_by(*args, "--water", str(sioux / "water.json"), "-o", str(tmp_path / "w"))
+    assert (tmp_path / "w" / "stations.geojson").is_file()
+    assert "overpy" in heavy and "osmium" not in heavy
 
 
 def test_report_without_a_page_imports_neither_folium_nor_scipy(tmp_path):

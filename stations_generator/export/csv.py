@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import csv
 import io
+import operator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from stations_generator.export.atomic import atomic_write_text
 from stations_generator.export.geojson import STATION_PROPERTIES, StationRecord, station_records
@@ -57,12 +58,15 @@ _FIELD_FOR_COLUMN = {
 }
 
 
+# The columns read from a station's properties, in order; the position columns are put in
+# at these places (the earlier first).
+_PROPERTY_COLUMNS = tuple(c for c in PEER_COLUMNS if c in _FIELD_FOR_COLUMN)
+_LATITUDE_AT, _LONGITUDE_AT = PEER_COLUMNS.index("latitude"), PEER_COLUMNS.index("longitude")
+assert _LATITUDE_AT < _LONGITUDE_AT and len(_PROPERTY_COLUMNS) == len(PEER_COLUMNS) - 2
+
+
 def _degrees(value: float) -> str:
     return f"{round(value, CSV_DECIMALS) + 0.0:.{CSV_DECIMALS}f}"
-
-
-def _cell(value: Any) -> Any:
-    return "" if value is None else value
 
 
 def stations_csv(
@@ -99,15 +103,12 @@ def stations_csv(
     writer.writerow(PEER_COLUMNS)
     if records is None:
         records = station_records(stations, STATION_PROPERTIES)
+    take = operator.itemgetter(*(_FIELD_FOR_COLUMN[c] for c in _PROPERTY_COLUMNS))
+    degrees = _degrees
     for record in records:
-        row: list[Any] = []
-        for column in PEER_COLUMNS:
-            if column == "latitude":
-                row.append(_degrees(record.lat_raw))
-            elif column == "longitude":
-                row.append(_degrees(record.lon_raw))
-            else:
-                row.append(_cell(record.properties[_FIELD_FOR_COLUMN[column]]))
+        row = list(take(record.properties))  # (csv writes None as an empty cell)
+        row.insert(_LATITUDE_AT, degrees(record.lat_raw))
+        row.insert(_LONGITUDE_AT, degrees(record.lon_raw))
         writer.writerow(row)
     return buffer.getvalue()
 

@@ -97,7 +97,9 @@ def _text(value: Any) -> str:
     # Printable text holds none of those characters (they are all control, surrogate or
     # noncharacter code points); the check is much cheaper than the substitution.
     # (re compiles the pattern on first use, 11 ms, and keeps it: not at import.)
-    return text if text.isprintable() else re.sub(_XML_INVALID, "", text)
+    if text.isprintable() or ("\n" in text and text.replace("\n", "").isprintable()):
+        return text  # (a station's description: printable lines)
+    return re.sub(_XML_INVALID, "", text)
 
 
 def _esc(value: Any) -> str:
@@ -148,6 +150,7 @@ def _kml_colour(rgb: str, alpha: str = "ff") -> str:
     return f"{alpha}{rgb[4:6]}{rgb[2:4]}{rgb[0:2]}".lower()
 
 
+@functools.lru_cache(maxsize=256)
 def _category_slug(category: str) -> str:
     return _SLUG_INVALID.sub("_", category) or "unknown"
 
@@ -315,6 +318,11 @@ def _station_placemark(out: _Lines, record: StationRecord) -> None:
     values = [
         "" if (value := props.get(field)) is None
         else str(value) if type(value) in _PLAIN_NUMBERS
+        # text with nothing to escape or drop, as is (most values: no call)
+        else value if (
+            type(value) is str and value.isprintable()
+            and "&" not in value and "<" not in value and ">" not in value
+        )
         else _esc(value)
         for field in STATION_PROPERTIES
     ]  # fmt: skip
@@ -322,7 +330,7 @@ def _station_placemark(out: _Lines, record: StationRecord) -> None:
         _placemark_template("  " * out.level).format(
             _esc(_placemark_name(props)),
             _esc(_description(props)),
-            _esc(f"#cat-{slug}"),
+            f"#cat-{slug}",  # (a slug is letters, digits, "_", "." and "-")
             *values,
             f"{_number(record.lon)},{_number(record.lat)}",
         )

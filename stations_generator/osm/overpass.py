@@ -58,9 +58,8 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from importlib import metadata
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import overpy
 import shapely
 from shapely.geometry import LineString, Polygon
 from shapely.geometry.base import BaseGeometry
@@ -80,6 +79,11 @@ from stations_generator.osm.transport import (
     network_failure,
 )
 from stations_generator.osm.transport import retry_after as parse_retry_after
+
+# overpy is imported where elements it converts turn up, not here: 13 ms of every
+# command, and most responses (the POIs of ``out center tags``) never need it.
+if TYPE_CHECKING:
+    import overpy
 
 T = TypeVar("T")
 
@@ -264,8 +268,21 @@ def _to_overpy(
     return _overpy_result(deep), plain
 
 
+@dataclass(frozen=True)
+class _NoElements:
+    """What overpy reads from no elements, without importing overpy."""
+
+    nodes: tuple = ()
+    ways: tuple = ()
+    relations: tuple = ()
+
+
 def _overpy_result(deep: list[dict[str, Any]]) -> overpy.Result:
     """overpy's reading of the elements that are not plain."""
+    if not deep:
+        return _NoElements()  # type: ignore[return-value]
+    import overpy
+
     try:
         return overpy.Result.from_json({"elements": deep})
     except (
@@ -376,6 +393,8 @@ def _plain_position(element: dict[str, Any]) -> tuple[object, object] | None:
 
 def _position(element: overpy.Element) -> tuple[object, object] | None:
     """Where an overpy element is: node position, ``center``, or centre of its bounds."""
+    import overpy
+
     attributes = element.attributes or {}
     if isinstance(element, overpy.Node):
         if element.lat is None or element.lon is None:
@@ -452,6 +471,26 @@ def _string_tags(tags: dict[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in tags.items()}
 
 
+def _simple_records(plain: list[dict[str, Any]], records: list[OsmElement]) -> None:
+    """:func:`_records` of plain elements that passed :func:`_simply_valid`, appended
+    to ``records``: their coordinates are JSON numbers in range and their tags text, so
+    positions need no checks (a way or relation has a ``center`` or no position)."""
+    append = records.append
+    for element in plain:
+        osm_type = element["type"]
+        if osm_type == "node":
+            lat, lon = element.get("lat"), element.get("lon")
+            if lat is None or lon is None:
+                continue
+        else:
+            centre = element.get("center")
+            if centre is None:
+                continue
+            lat, lon = centre["lat"], centre["lon"]
+        tags = element.get("tags")
+        append(OsmElement(osm_type, element["id"], float(lat), float(lon), dict(tags or ())))
+
+
 def _records(
     result: overpy.Result, plain: list[dict[str, Any]], simple: bool = False
 ) -> list[OsmElement]:
@@ -460,6 +499,9 @@ def _records(
     With ``simple``, every plain element passed :func:`_simply_valid` (its tags are
     already all text) and its tags are only copied."""
     records: list[OsmElement] = []
+    if simple:
+        _simple_records(plain, records)
+        plain = []
     for element in plain:
         position = _plain_position(element)
         if position is None:
@@ -600,6 +642,10 @@ def water_polygons_from_overpass_json(data: dict[str, Any] | list[Any]) -> list[
 
 
 def _water(result: overpy.Result) -> list[Polygon]:
+    if not result.relations and not result.ways:
+        return []
+    import overpy
+
     relations = [
         r
         for r in result.relations
