@@ -59,7 +59,10 @@ def find_duplicates(
     pairs = sorted(
         zip(rank[rows].tolist(), rank[cols].tolist(), rows.tolist(), cols.tolist(), strict=True)
     )
-    normed = {i: _norm(str(names[i])) for i in set(rows.tolist()) | set(cols.tolist())}
+    involved = np.unique(np.concatenate([rows, cols]))
+    texts = [str(name) for name in np.asarray(names, object)[involved].tolist()]
+    norm_of = {text: _norm(text) for text in set(texts)}  # chains repeat names
+    normed = dict(zip(involved.tolist(), map(norm_of.__getitem__, texts), strict=True))
     found: dict[int, int] = {}  # duplicate -> the candidate it duplicates
     for _, _, i, j in pairs:
         if i in found or j in found:
