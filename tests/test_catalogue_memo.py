@@ -26,4 +26,5 @@ def test_memo_gives_the_plain_answers():
         assert station == catalogue.station_category(t, want)
         assert list(subjects) == sorted({s for c in want for s in c.subjects})
         kept += bool(want)
-    assert catalogue._memo and catalogue._station_memo and 0 < kept < 2 * len(tags)
+    assert catalogue._memo and catalogue._station_memo and catalogue._keeps_memo
+    assert 0 < kept < 2 * len(tags)
