@@ -65,6 +65,19 @@ class _NotFinite(ValueError):
     pass
 
 
+class _TooLarge(ValueError):
+    pass
+
+
+_FLOAT_MAX = 1.7976931348623157e308  # the largest double (sys.float_info.max)
+
+
+def finite_number(value: float) -> bool:
+    """Whether a number (int or float) is finite and fits a double: False for NaN, ±inf
+    and integers too large for a float (``math.isfinite`` raises OverflowError on those)."""
+    return -_FLOAT_MAX <= value <= _FLOAT_MAX
+
+
 def decode_text(raw: bytes, source: str, fix: str = "") -> str:
     """UTF-8 text from bytes (a UTF-8 BOM is dropped); one-line InputError otherwise.
 
@@ -103,6 +116,25 @@ def _no_constant(text: str) -> float:
     raise _NotFinite(text)
 
 
+def _double_sized_int(text: str) -> int:
+    # An integer beyond a double's range is no coordinate, count or id; Python would
+    # read it (up to 4300 digits) and fail later, converting it to a float. (This check
+    # adds ~15 % to reading a 5 MB station map, 0.06 s.)
+    if len(text) <= 308:  # below 1e308 whatever the digits
+        return int(text)
+    try:
+        value = int(text)
+    except ValueError:  # beyond Python's digit limit
+        raise _TooLarge(text) from None
+    if not -_FLOAT_MAX <= value <= _FLOAT_MAX:
+        raise _TooLarge(text)
+    return value
+
+
+def _shown_number(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:12]}… ({len(text.lstrip('-'))} digits)"
+
+
 def loads(
     text: str, source: str, what: str = "JSON", max_depth: int = MAX_DEPTH, fix: str = ""
 ) -> Any:
@@ -115,7 +147,12 @@ def loads(
         non-finite number, or nesting beyond ``max_depth``.
     """
     try:
-        data = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+        data = json.loads(
+            text,
+            parse_float=_finite_float,
+            parse_constant=_no_constant,
+            parse_int=_double_sized_int,
+        )
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{source} is not {what} (invalid JSON at line {exc.lineno}, column {exc.colno}: "
@@ -123,7 +160,13 @@ def loads(
         ) from None
     except _NotFinite as exc:
         raise InputError(
-            f"{source}: {exc} is not a finite number; JSON numbers must be finite"
+            f"{source}: {_shown_number(str(exc))} is not a finite number; "
+            "JSON numbers must be finite"
+        ) from None
+    except _TooLarge as exc:
+        raise InputError(
+            f"{source}: the integer {_shown_number(str(exc))} is too large; JSON numbers "
+            "must fit a double (about ±1.8e308)"
         ) from None
     except RecursionError:
         raise InputError(
@@ -299,7 +342,7 @@ def _positions(validator, depth, instance, schema) -> Iterator:
                 not isinstance(value, list | tuple)
                 or not 2 <= len(value) <= 4
                 or not all(
-                    isinstance(c, int | float) and not isinstance(c, bool) and math.isfinite(c)
+                    isinstance(c, int | float) and not isinstance(c, bool) and finite_number(c)
                     for c in value
                 )
             ):
@@ -330,7 +373,7 @@ def _validator(schema_id: int):
     checker = Draft202012Validator.TYPE_CHECKER.redefine_many(
         {
             "number": lambda _c, x: (
-                isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+                isinstance(x, int | float) and not isinstance(x, bool) and finite_number(x)
             ),
             "array": lambda _c, x: isinstance(x, list | tuple),
         }

@@ -20,12 +20,14 @@ __all__ = [
     "GEOJSON",
     "OVERPASS_ELEMENT",
     "OVERPASS_RESPONSE",
+    "POSITION_DEPTH",
     "STATION_MAP",
     "TAIBELED_QUESTION",
     "TAIBELED_STATE",
 ]
 
-_POSITION_DEPTH = {
+#: GeoJSON geometry type -> how many levels deep its coordinates nest (``x-positions``).
+POSITION_DEPTH = {
     "Point": 1,
     "MultiPoint": 2,
     "LineString": 2,
@@ -33,7 +35,7 @@ _POSITION_DEPTH = {
     "Polygon": 3,
     "MultiPolygon": 4,
 }
-_GEOMETRY_TYPES = [*_POSITION_DEPTH, "GeometryCollection"]
+_GEOMETRY_TYPES = [*POSITION_DEPTH, "GeometryCollection"]
 _GEOJSON_TYPES = [*_GEOMETRY_TYPES, "Feature", "FeatureCollection"]
 
 
@@ -61,7 +63,7 @@ _GEOMETRY: dict[str, Any] = {
                     "properties": {"coordinates": {"type": "array", "x-positions": depth}},
                 },
             )
-            for name, depth in _POSITION_DEPTH.items()
+            for name, depth in POSITION_DEPTH.items()
         ),
         _when(
             "type",

@@ -112,6 +112,18 @@ def geojson_variants() -> list[tuple[str, bytes, str, tuple[str, ...]]]:
             "error",
             ("finite",),
         ),
+        (
+            "overflow-integer",  # (read as a Python int, it overflowed only in float())
+            text.replace(str(ring[1][1]), "1" + "0" * 400, 1).encode(),
+            "error",
+            ("too large",),
+        ),
+        (
+            "integer-beyond-python",  # (past the 4300 digits Python converts)
+            text.replace(str(ring[1][1]), "9" * 5000, 1).encode(),
+            "error",
+            ("too large",),
+        ),
         ("deep-nesting", deep.encode(), "error", ("nested",)),
         (
             "deep-coordinates",
@@ -569,6 +581,12 @@ def game_variants() -> list[tuple[str, bytes, str, tuple[str, ...]]]:
         ),
         ("seeker-lat-nan", text.replace("60.17132", "NaN", 1).encode(), "error", ("finite",)),
         ("seeker-lat-1e400", text.replace("60.17132", "1e400", 1).encode(), "error", ("finite",)),
+        (
+            "seeker-lat-huge-integer",
+            text.replace("60.17132", "6" + "0" * 400, 1).encode(),
+            "error",
+            ("too large",),
+        ),
         (
             "seeker-swapped",
             mutated(lambda d: q(0)(d).update(seeker={"lat": 124.94, "lon": 60.17})),
