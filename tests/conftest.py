@@ -161,6 +161,21 @@ DENSE_OPTIONS = [
 ]  # fmt: skip
 
 
+def member_variants(obj: dict, keys, bad_values):
+    """Deep copies of ``obj`` with each of ``keys`` set to each of ``bad_values``, and
+    with it removed (for checks that must refuse whatever a schema refuses)."""
+    import copy
+
+    for key in keys:
+        for bad in bad_values:
+            changed = copy.deepcopy(obj)
+            changed[key] = bad
+            yield changed
+        changed = copy.deepcopy(obj)
+        changed.pop(key, None)
+        yield changed
+
+
 def extract_area(path: Path, folder: Path) -> Path:
     """The extract's bounding box (from its header) as a play-area polygon file."""
     import json

@@ -6,7 +6,7 @@ import copy
 import json
 import math
 
-from conftest import DATA, SIOUX
+from conftest import DATA, SIOUX, member_variants
 
 from stations_generator import schemas
 from stations_generator.jsonio import _validator
@@ -35,14 +35,8 @@ def _elements():
 
 def _variants(element):
     yield element
-    for key in ("type", "id", "lat", "lon", "center", "tags", "nodes", "geometry", "bounds"):
-        for bad in BAD_VALUES:
-            e = copy.deepcopy(element)
-            e[key] = bad
-            yield e
-        e = copy.deepcopy(element)
-        e.pop(key, None)
-        yield e
+    keys = ("type", "id", "lat", "lon", "center", "tags", "nodes", "geometry", "bounds")
+    yield from member_variants(element, keys, BAD_VALUES)
     if "center" in element:
         for sub in ("lat", "lon"):
             for bad in BAD_VALUES:

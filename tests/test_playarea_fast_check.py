@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import REPO, SIOUX
+from conftest import REPO, SIOUX, member_variants
 
 from stations_generator import jsonio, schemas
 from stations_generator.jsonio import _validator
@@ -51,14 +51,8 @@ def _first_position(coordinates: list) -> list:
 
 def _variants(data: dict) -> Iterator[Any]:
     yield data
-    for key in ("type", "features", "properties", "geometry", "coordinates"):
-        for bad in BAD_OBJECTS:
-            changed = copy.deepcopy(data)
-            changed[key] = bad
-            yield changed
-        changed = copy.deepcopy(data)
-        changed.pop(key, None)
-        yield changed
+    keys = ("type", "features", "properties", "geometry", "coordinates")
+    yield from member_variants(data, keys, BAD_OBJECTS)
     for bad in ("GeometryCollection", "Point", "LineString", "Feature", "FeatureCollection"):
         yield {**copy.deepcopy(data), "type": bad}
     if data.get("type") == "FeatureCollection":
