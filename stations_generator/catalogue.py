@@ -247,12 +247,12 @@ class Catalogue:
         try:
             kept = self._keeps_memo.get(signature)
         except TypeError:  # an unhashable value: no memo
-            kept = None
-            signature = None
-        if kept is not None:
-            return kept
-        if signature is not None:
-            return _remember(self._keeps_memo, signature, bool(self._memoised(signature, tags)))
+            return self._keeps_unmemoised(tags)
+        if kept is None:
+            kept = _remember(self._keeps_memo, signature, bool(self._memoised(signature, tags)))
+        return kept
+
+    def _keeps_unmemoised(self, tags: Mapping[str, str]) -> bool:
         for key in tags:
             for cat in self._by_key.get(key, ()):
                 if cat.matches(tags):

@@ -126,7 +126,7 @@ def _double_sized_int(text: str) -> int:
         value = int(text)
     except ValueError:  # beyond Python's digit limit
         raise _TooLarge(text) from None
-    if not -_FLOAT_MAX <= value <= _FLOAT_MAX:
+    if not finite_number(value):
         raise _TooLarge(text)
     return value
 

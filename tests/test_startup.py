@@ -14,7 +14,14 @@ from conftest import REPO
 from stations_generator.cli import LAZY_COMMANDS, LAZY_HELP, main
 
 HEAVY = (
-    *("osmnx", "geopandas", "pandas", "folium", "matplotlib", "sklearn", "scipy", "osmium"),
+    "osmnx",
+    "geopandas",
+    "pandas",
+    "folium",
+    "matplotlib",
+    "sklearn",
+    "scipy",
+    "osmium",
     "overpy",
 )
 

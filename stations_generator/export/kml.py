@@ -104,6 +104,9 @@ def _text(value: Any) -> str:
 
 def _esc(value: Any) -> str:
     """Element text as ElementTree writes it (``&``, ``<``, ``>`` escaped)."""
+    if type(value) is str and value.isprintable():  # most values: nothing to drop
+        if "&" not in value and "<" not in value and ">" not in value:
+            return value
     text = _text(value)
     if "&" in text:
         text = text.replace("&", "&amp;")
@@ -318,11 +321,6 @@ def _station_placemark(out: _Lines, record: StationRecord) -> None:
     values = [
         "" if (value := props.get(field)) is None
         else str(value) if type(value) in _PLAIN_NUMBERS
-        # text with nothing to escape or drop, as is (most values: no call)
-        else value if (
-            type(value) is str and value.isprintable()
-            and "&" not in value and "<" not in value and ">" not in value
-        )
         else _esc(value)
         for field in STATION_PROPERTIES
     ]  # fmt: skip

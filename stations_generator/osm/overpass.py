@@ -491,6 +491,26 @@ def _simple_records(plain: list[dict[str, Any]], records: list[OsmElement]) -> N
         append(OsmElement(osm_type, element["id"], float(lat), float(lon), dict(tags or ())))
 
 
+def _plain_records(plain: list[dict[str, Any]], records: list[OsmElement]) -> None:
+    """:func:`_records` of plain elements, appended to ``records``: positions and tags
+    checked and turned into floats and text."""
+    for element in plain:
+        position = _plain_position(element)
+        if position is None:
+            continue
+        osm_type = element["type"]
+        oid = element["id"]
+        records.append(
+            OsmElement(
+                osm_type,
+                int(oid),
+                _coordinate(position[0], "latitude", osm_type, oid),
+                _coordinate(position[1], "longitude", osm_type, oid),
+                _string_tags(element.get("tags") or {}),
+            )
+        )
+
+
 def _records(
     result: overpy.Result, plain: list[dict[str, Any]], simple: bool = False
 ) -> list[OsmElement]:
@@ -499,25 +519,7 @@ def _records(
     With ``simple``, every plain element passed :func:`_simply_valid` (its tags are
     already all text) and its tags are only copied."""
     records: list[OsmElement] = []
-    if simple:
-        _simple_records(plain, records)
-        plain = []
-    for element in plain:
-        position = _plain_position(element)
-        if position is None:
-            continue
-        osm_type = element["type"]
-        oid = element["id"]
-        tags = element.get("tags") or {}
-        records.append(
-            OsmElement(
-                osm_type,
-                int(oid),
-                _coordinate(position[0], "latitude", osm_type, oid),
-                _coordinate(position[1], "longitude", osm_type, oid),
-                dict(tags) if simple else _string_tags(tags),
-            )
-        )
+    (_simple_records if simple else _plain_records)(plain, records)
     groups: list[tuple[str, Sequence[overpy.Element]]] = [
         ("node", result.nodes),
         ("way", result.ways),
