@@ -12,7 +12,11 @@ in the north-west of the city, a Dell Rapids-sized town). Prints wall and CPU ti
 ``--stages`` also prints, per case, CPU and wall seconds of each stage of one fresh
 process (imports, play area, reading the OSM JSON, the candidates table, the spacing
 greedy -- ``core/spacing.py``, timed on its own -- the rest of the station map, the
-output texts, writing the files and swapping them in), with the load average.
+output files, writing them and swapping them in), with the load average.
+
+With two cores, large maps put part of the work in forked children
+(``stations_generator/forked.py``); the wall times include that, and the CPU column is
+the process's with its children's. ``STATIONS_GENERATOR_SERIAL=1`` measures one process.
 """
 
 from __future__ import annotations
@@ -155,16 +159,20 @@ def timed(module, attr, name):
 timed(g, "read_area", "play area")
 timed(g, "load_data", "read OSM JSON")
 timed(g, "candidate_table", "candidates table")
-timed(sm, "select_stations", "spacing greedy (core/spacing.py)")
+timed(sm, "select_stations", "spacing runs in this process (core/spacing.py)")
 timed(g, "build", "station map (all of step 3)")
-timed(g, "output_texts", "output texts")
+timed(g, "output_files", "output files rendered (large maps: on two cores)")
 from stations_generator.export import atomic
-timed(atomic.OutputSet, "write_text", "write files (and fsync)")
+timed(atomic.OutputSet, "write_bytes", "write files (and fsync)")
 timed(atomic.OutputSet, "_commit", "swap the files in (commit)")
 try:
     main(standalone_mode=False)
 finally:
     add("whole process (after interpreter start)", t0)
+    import resource
+    forked = resource.getrusage(resource.RUSAGE_CHILDREN)
+    times["forked children (stations_generator/forked.py), CPU"] = (
+        forked.ru_utime + forked.ru_stime, 0.0)
     print("STAGES " + json.dumps(times))
 """
 

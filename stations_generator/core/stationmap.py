@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from typing import TYPE_CHECKING
+from functools import cached_property, partial
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import numpy as np
 import shapely
@@ -40,6 +40,8 @@ from .spacing import (
 
 if TYPE_CHECKING:
     import geopandas as gpd
+
+T = TypeVar("T")
 
 EXCLUDED = "excluded"
 DUPLICATE = "duplicate"
@@ -184,6 +186,144 @@ def _covered_by(table: PointTable, area: BaseGeometry) -> np.ndarray:
     return shapely.covers(area, shapely.points(table.lon, table.lat))
 
 
+class Aside(Protocol[T]):
+    """A result being computed elsewhere (see ``aside`` in :func:`build_station_map`)."""
+
+    def result(self) -> T: ...
+
+    def cancel(self) -> None: ...
+
+
+class Deferred(Generic[T]):
+    """An :class:`Aside` that computes its result here, when it is first asked for."""
+
+    def __init__(self, function: Callable[[], T]) -> None:
+        self._function = function
+
+    def result(self) -> T:
+        return self._function()
+
+    def cancel(self) -> None:
+        pass
+
+
+class _Started:
+    """Starts functions with ``aside`` (or :class:`Deferred`); cancels them all at the end."""
+
+    def __init__(self, aside: Callable[[Callable[[], Any]], Aside] | None) -> None:
+        self._aside = aside or Deferred
+        self._tasks: list[Aside] = []
+
+    def __call__(self, function: Callable[[], T]) -> Aside[T]:
+        task = self._aside(function)
+        self._tasks.append(task)
+        return task
+
+    def __enter__(self) -> _Started:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for task in self._tasks:
+            task.cancel()
+
+
+def _density_counts(
+    x: np.ndarray, y: np.ndarray, scale: np.ndarray, active: np.ndarray, radius_m: float
+) -> np.ndarray:
+    """For each active candidate, the other active ones within ``radius_m``; 0 if inactive."""
+    counts = np.zeros(len(x), np.int64)
+    counts[active] = nearby_counts(x[active], y[active], scale[active], radius_m)
+    return counts
+
+
+@dataclass(frozen=True)
+class _SpacingRuns:
+    """The spacing runs of one map: the cap tune's, then the search under the chosen cap."""
+
+    index: NeighbourIndex
+    order: np.ndarray
+    transit: np.ndarray
+    options: StationMapOptions
+
+    def greedy(self, rules: SpacingRules) -> SpacingResult:
+        """The greedy (with the swaps unless strict priority), no search."""
+        return select_stations(
+            self.index,
+            self.order,
+            rules,
+            self.transit,
+            improve=not self.options.strict_priority,
+            search_iterations=0,
+        )
+
+    @property
+    def rounds(self) -> int:
+        """The search rounds (0: no search)."""
+        if self.options.strict_priority or self.options.search_rounds == 0:
+            return 0
+        if self.options.search_rounds is None:
+            return default_search_rounds(len(self.order))
+        return self.options.search_rounds
+
+    def search(self, rules: SpacingRules) -> tuple[np.ndarray, ...]:
+        """The searched map's :class:`SpacingResult` fields (plain arrays: they pickle
+        where the compiled class does not)."""
+        result = select_stations(
+            self.index, self.order, rules, self.transit, improve=True,
+            search_iterations=self.rounds,
+        )  # fmt: skip
+        return (result.kept, result.cluster_id, result.reason, result.conflict, result.seed)
+
+    def searched(
+        self, rules: SpacingRules, start: _Started
+    ) -> tuple[SpacingResult, tuple[int, int, int] | None]:
+        """The map under ``rules`` and (before, after, rounds) of its search, if any;
+        the search is started aside while the greedy runs here."""
+        searching = start(partial(self.search, rules)) if self.rounds else None
+        result = self.greedy(rules)
+        if searching is None:
+            return result, None
+        searched = SpacingResult(*searching.result())
+        return searched, (result.count, searched.count, self.rounds)
+
+    def tuned(
+        self,
+        base_rules: SpacingRules,
+        band: tuple[int, int],
+        start: _Started,
+        progress: Callable[[int, int], None] | None,
+    ) -> tuple[SpacingRules, SpacingResult, list[tuple[int, int]], tuple[int, int, int] | None]:
+        """The first cap of :data:`AUTO_TUNE_CAPS` whose greedy lands in ``band`` (else the
+        nearest miss): its rules, its searched map, the caps tried with their counts, and
+        the search's (before, after, rounds). Each cap's search starts aside as it is
+        tried, the cap being the likely choice; only the chosen cap's is kept."""
+        lo, hi = band
+        trail: list[tuple[int, int]] = []
+        best: tuple[int, SpacingRules, SpacingResult] | None = None
+        for cap in AUTO_TUNE_CAPS:
+            rules = replace(base_rules, max_per_cluster=cap)
+            searching = start(partial(self.search, rules)) if self.rounds else None
+            result = self.greedy(rules)
+            trail.append((cap, result.count))
+            if progress is not None:
+                progress(cap, len(AUTO_TUNE_CAPS))
+            if lo <= result.count <= hi:
+                break
+            if searching is not None:
+                searching.cancel()
+            miss = max(lo - result.count, result.count - hi, 0)
+            if best is None or miss < best[0]:
+                best = (miss, rules, result)
+        else:
+            assert best is not None
+            _, rules, result = best
+            searching = start(partial(self.search, rules)) if self.rounds else None
+        if searching is None:
+            return rules, result, trail, None
+        searched = SpacingResult(*searching.result())
+        return rules, searched, trail, (result.count, searched.count, self.rounds)
+
+
 def build_station_map(
     play_area: BaseGeometry,
     candidates: PointTable | gpd.GeoDataFrame,
@@ -192,6 +332,7 @@ def build_station_map(
     water: Sequence[BaseGeometry] = (),
     exclusions: Sequence[BaseGeometry] = (),
     progress: Callable[[int, int], None] | None = None,
+    aside: Callable[[Callable[[], Any]], Aside] | None = None,
 ) -> StationMap:
     """Pick the stations of a play area.
 
@@ -206,6 +347,12 @@ def build_station_map(
         Subtracted from the play area; candidates inside an exclusion are rejected.
     progress : callable, optional
         Called as ``progress(done, total)`` while the cap is auto-tuned (the long part).
+    aside : callable, optional
+        ``aside(function)`` starts a pure zero-argument ``function`` elsewhere and returns
+        an :class:`Aside` for its result, e.g. :class:`stations_generator.forked.ForkedTask`
+        (another core). The density counts go to it, and so does the search under each
+        cap while that cap is tried (cancelled unless the cap is chosen). The map is the
+        same either way. None: each runs here, when its result is needed.
 
     Returns
     -------
@@ -263,85 +410,45 @@ def build_station_map(
     # Density counts every other (non-excluded) candidate, duplicates too: a fuel
     # station with its shop is still a busy spot.
     active = reason == ""
-    counts = np.zeros(n, np.int64)
-    counts[active] = nearby_counts(x[active], y[active], scale[active], options.density_radius_m)
+    with _Started(aside) as start:
+        counting = start(partial(_density_counts, x, y, scale, active, options.density_radius_m))
 
-    rules_radius = options.cluster_radius_m
-    if rules_radius is None:
-        rules_radius = HIDING_RADIUS_M[game_size]
-    # Floats and an int whatever the caller passed (300 or 300.0, numpy scalars): the
-    # compiled SpacingRules holds exactly these types, so outputs (the metadata's
-    # "min_spacing_m": 300.0) are the same from the compiled and the Python core.
-    base_rules = SpacingRules(
-        min_spacing_m=float(options.min_spacing_m),
-        cluster_gap_m=float(options.cluster_gap_m),
-        cluster_radius_m=float(rules_radius),
-        max_per_cluster=int(options.max_per_cluster or 0),
-    )
-    index = NeighbourIndex(x, y, scale, max(options.cluster_gap_m, options.dedupe_radius_m))
-    active_order = order[active[order]]
-    dup_of = find_duplicates(
-        index,
-        active_order,
-        inside["name"],
-        inside["category"],
-        options.dedupe_radius_m,
-    )
-    dups = dup_of >= 0
-    reason[dups] = DUPLICATE
-    conflict[dups] = ids[dup_of[dups]]
-    spacing_order = order[(reason == "")[order]]
-    transit = np.asarray(inside["transit"], bool)
-
-    def run(rules: SpacingRules) -> SpacingResult:
-        return select_stations(
-            index,
-            spacing_order,
-            rules,
-            transit,
-            improve=not options.strict_priority,
-            search_iterations=0,
+        rules_radius = options.cluster_radius_m
+        if rules_radius is None:
+            rules_radius = HIDING_RADIUS_M[game_size]
+        # Floats and an int whatever the caller passed (300 or 300.0, numpy scalars): the
+        # compiled SpacingRules holds exactly these types, so outputs (the metadata's
+        # "min_spacing_m": 300.0) are the same from the compiled and the Python core.
+        base_rules = SpacingRules(
+            min_spacing_m=float(options.min_spacing_m),
+            cluster_gap_m=float(options.cluster_gap_m),
+            cluster_radius_m=float(rules_radius),
+            max_per_cluster=int(options.max_per_cluster or 0),
         )
-
-    cap_trail: list[tuple[int, int]] = []
-    cap_auto = options.max_per_cluster is None
-    if cap_auto:
-        lo, hi = STATION_BANDS[game_size]
-        best: tuple[int, int, SpacingResult] | None = None
-        chosen = None
-        for cap in AUTO_TUNE_CAPS:
-            rules = replace(base_rules, max_per_cluster=cap)
-            result = run(rules)
-            cap_trail.append((cap, result.count))
-            if progress is not None:
-                progress(cap, len(AUTO_TUNE_CAPS))
-            if lo <= result.count <= hi:
-                chosen = (rules, result)
-                break
-            miss = max(lo - result.count, result.count - hi, 0)
-            if best is None or miss < best[0]:
-                best = (miss, cap, result)
-        if chosen is None:
-            assert best is not None
-            chosen = (replace(base_rules, max_per_cluster=best[1]), best[2])
-        rules, result = chosen
-    else:
-        rules, result = base_rules, run(base_rules)
-    search = None
-    if options.search_rounds != 0 and not options.strict_priority:
-        rounds = options.search_rounds
-        if rounds is None:
-            rounds = default_search_rounds(len(spacing_order))
-        before = result.count
-        result = select_stations(
+        index = NeighbourIndex(x, y, scale, max(options.cluster_gap_m, options.dedupe_radius_m))
+        active_order = order[active[order]]
+        dup_of = find_duplicates(
             index,
-            spacing_order,
-            rules,
-            transit,
-            improve=True,
-            search_iterations=rounds,
+            active_order,
+            inside["name"],
+            inside["category"],
+            options.dedupe_radius_m,
         )
-        search = (before, result.count, rounds)
+        dups = dup_of >= 0
+        reason[dups] = DUPLICATE
+        conflict[dups] = ids[dup_of[dups]]
+        spacing_order = order[(reason == "")[order]]
+        transit = np.asarray(inside["transit"], bool)
+        runs = _SpacingRuns(index, spacing_order, transit, options)
+        cap_auto = options.max_per_cluster is None
+        if cap_auto:
+            rules, result, cap_trail, search = runs.tuned(
+                base_rules, STATION_BANDS[game_size], start, progress
+            )
+        else:
+            rules, cap_trail = base_rules, []
+            result, search = runs.searched(base_rules, start)
+        counts = counting.result()
     optimization = None
     in_optimal = None
     if options.optimize:
