@@ -43,12 +43,13 @@ STATIONS_HTML = "stations.html"
 #: Every file ``generate`` writes into its -o folder; a run replaces all of them (the
 #: ones it does not write this time, e.g. stations.html without --map, are removed).
 GENERATE_FILES = (STATIONS_GEOJSON, STATIONS_CSV, STATIONS_KML, CANDIDATES_GEOJSON, STATIONS_HTML)
-#: From this many stations up, output files are rendered on two cores (output_files):
-#: below it the fork costs about what it saves (bench/bench_generate_scale.py).
-FORK_MIN_STATIONS = 1000
-#: From this many candidates up, the density counts and the search run on a second core
-#: beside the cap tune (build_station_map's ``aside``).
-FORK_MIN_CANDIDATES = 5000
+#: From this many stations up, output files are rendered on two cores (output_files),
+#: and from this many candidates up, the density counts and the search run on a second
+#: core beside the cap tune (build_station_map's ``aside``). Below them a fork costs
+#: about what it saves: no gain at 10,000 candidates (1,417 stations), 0.35 s of 4.4 s at
+#: 50,000 (bench/bench_generate_scale.py).
+FORK_MIN_STATIONS = 2_500
+FORK_MIN_CANDIDATES = 20_000
 
 
 @dataclass(frozen=True)
@@ -221,8 +222,13 @@ def build(
     exclusions: list[BaseGeometry],
     data: sources.OsmData,
     catalogue: Catalogue,
+    *,
+    fork: bool = False,
 ) -> StationMap:
-    """Step 3: pick the stations (options, playing window and catalogue from ``request``)."""
+    """Step 3: pick the stations (options, playing window and catalogue from ``request``).
+
+    With ``fork``, a large map uses a second core (:data:`FORK_MIN_CANDIDATES`): the
+    command-line process asks for it; a server with threads of its own does not."""
     window = play_window(request)
     options = station_map_options(request)
     console.status(f"Ranking {len(data.elements)} OSM objects…")
@@ -237,7 +243,9 @@ def build(
         water=data.water if request.water_subtract else (),
         exclusions=exclusions,
         progress=console.progress("Tuning the cluster cap"),
-        aside=ForkedTask if len(candidates) >= FORK_MIN_CANDIDATES and can_fork() else None,
+        aside=ForkedTask
+        if fork and len(candidates) >= FORK_MIN_CANDIDATES and can_fork()
+        else None,
     )
     result.settings.update(
         playing_hours=request.playing_hours,
@@ -287,7 +295,7 @@ def run_generate(request: GenerateRequest, console) -> StationMap:
     with output_set(request.output_dir, GENERATE_FILES) as outputs, _no_cycle_collection():
         area, exclusions, default_name = read_area(request, console)
         data = load_data(request, console, area, catalogue)
-        result = build(request, console, area, exclusions, data, catalogue)
+        result = build(request, console, area, exclusions, data, catalogue, fork=True)
         files = output_files(
             result,
             request.map_name or default_name,
@@ -341,7 +349,7 @@ def output_files(
 
     From :data:`FORK_MIN_STATIONS` stations up, every file but the GeoJSON and the CSV is
     rendered in a forked child of its own (:mod:`stations_generator.forked`) while this
-    process renders those two: the same bytes, in less wall time (0.5 s of 1.2 s with
+    process renders those two: the same bytes, in less wall time (0.3–0.5 s of 1.2 s with
     13,474 stations on two cores).
     """
     renderers = _renderers(result, name, explain, html_map)
