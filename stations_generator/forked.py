@@ -9,7 +9,9 @@ give the same result in either process, so outputs do not depend on where the wo
 Where the work cannot run aside, it runs in the calling process when the result is asked
 for, and the answer is the same:
 
-- the platform has no ``fork`` (Windows), or the process may use only one core;
+- the system is not Linux (Windows has no ``fork``; on macOS system libraries are not
+  safe to use in a forked child, which is why Python's own default there is ``spawn``),
+  or the process may use only one core;
 - ``STATIONS_GENERATOR_SERIAL=1`` is set (one process, e.g. under a profiler);
 - the child fails in any way (an exception, a signal, memory, a result that does not
   unpickle): the function is then run again in the calling process, so a real error
@@ -45,10 +47,10 @@ def _usable_cores() -> int:
 
 
 def can_fork() -> bool:
-    """Whether a :class:`ForkedTask` would run in a child here (fork, two cores, not off)."""
+    """Whether a :class:`ForkedTask` would run in a child here (Linux, two cores, not off)."""
     if os.environ.get(SERIAL_ENV, "") not in ("", "0"):
         return False
-    return hasattr(os, "fork") and _usable_cores() >= 2
+    return sys.platform.startswith("linux") and _usable_cores() >= 2
 
 
 class ForkedTask(Generic[T]):
@@ -67,7 +69,7 @@ class ForkedTask(Generic[T]):
         state the caller relies on (in a child its changes are lost).
     fork : bool, optional
         False runs ``function`` in the calling process at :meth:`result`; None (the
-        default) forks where :func:`can_fork`.
+        default) forks where :func:`can_fork`; True forks wherever ``os.fork`` exists.
     """
 
     def __init__(self, function: Callable[[], T], *, fork: bool | None = None) -> None:
