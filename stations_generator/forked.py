@@ -76,6 +76,7 @@ class ForkedTask(Generic[T]):
         self._function = function
         self._pid: int | None = None
         self._read_fd: int | None = None
+        self._value: tuple[T] | None = None  # the result, once known
         if fork is None:
             fork = can_fork()
         if fork:
@@ -113,6 +114,11 @@ class ForkedTask(Generic[T]):
 
     def result(self) -> T:
         """The function's result: the child's, or computed here (see the module notes)."""
+        if self._value is None:
+            self._value = (self._compute(),)
+        return self._value[0]
+
+    def _compute(self) -> T:
         if self._pid is not None:
             payload = self._collect()
             if payload is not None:
@@ -128,17 +134,19 @@ class ForkedTask(Generic[T]):
         """The child's pickled result, or None when it did not finish cleanly."""
         assert self._pid is not None and self._read_fd is not None
         chunks: list[bytes] = []
+        read_whole = False
         try:
             while chunk := os.read(self._read_fd, 1 << 20):
                 chunks.append(chunk)
-        except OSError:
-            chunks = []
+            read_whole = True
+        except OSError:  # the pipe failed: the result is done here instead
+            pass
         finally:
             os.close(self._read_fd)
             self._read_fd = None
         _, status = os.waitpid(self._pid, 0)
         self._pid = None
-        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+        if not (read_whole and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
             return None
         return b"".join(chunks)
 

@@ -38,6 +38,7 @@ def test_the_result_comes_from_a_child():
         child = task.result()
     assert child != os.getpid()
     assert not task.forked
+    assert task.result() == child  # asked again: the same result, not a new run
 
 
 def test_without_fork_the_function_runs_here_when_asked():
