@@ -101,18 +101,23 @@ def test_leaving_the_block_kills_and_reaps_a_running_child():
 
 
 @forking
-def test_a_child_ends_on_ctrl_c_even_where_the_parent_handles_it():
+def test_a_child_ends_on_ctrl_c_even_where_the_parent_handles_it(tmp_path):
     parent = os.getpid()
+    ready = tmp_path / "ready"
 
     def slow_in_a_child():
         if os.getpid() != parent:
+            ready.touch()  # (the child resets its handlers before it runs this)
             time.sleep(60)
         return "computed here"
 
     previous = signal.signal(signal.SIGINT, lambda *_: None)  # e.g. the output set's handler
     try:
         with ForkedTask(slow_in_a_child, fork=True) as task:
-            time.sleep(0.3)  # the child resets its handlers first thing
+            deadline = time.monotonic() + 30
+            while not ready.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert ready.exists()
             os.kill(task.pid, signal.SIGINT)
             started = time.monotonic()
             assert task.result() == "computed here"  # the child is gone: run here
