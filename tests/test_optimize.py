@@ -7,6 +7,9 @@ never with the package's own distance code.
 
 from __future__ import annotations
 
+import signal
+import sys
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -85,6 +88,33 @@ def test_time_limit_hit_is_never_worse_than_the_greedy(sioux_area, sioux_candida
     assert opt.greedy_count == len(greedy.stations)
     assert len(greedy.stations) <= opt.count <= 132 <= opt.bound
     _assert_valid(result)
+
+
+def _sigint_at_os_level() -> str:
+    """SIGINT's disposition as the kernel has it (Linux): ignored, caught or default."""
+    status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+    bit = 1 << (signal.SIGINT - 1)
+    if int(status["SigIgn"], 16) & bit:
+        return "ignored"
+    return "caught" if int(status["SigCgt"], 16) & bit else "default"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+@pytest.mark.parametrize("handler", [signal.SIG_IGN, signal.default_int_handler])
+def test_the_solver_leaves_sigint_as_python_set_it(
+    sioux_area, sioux_candidates, sioux_data, handler
+):
+    # CP-SAT's default Ctrl-C handling reset SIGINT to the default action after each
+    # solve: a run started with SIGINT ignored (nohup) could then be killed by one.
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        expected = _sigint_at_os_level()
+        result = _optimized(sioux_area, sioux_candidates, sioux_data.water, 1000.0, 2, limit=0.1)
+        assert result.optimization is not None
+        assert _sigint_at_os_level() == expected
+        assert signal.getsignal(signal.SIGINT) is handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture(scope="module")

@@ -355,8 +355,9 @@ def test_signals_never_leave_a_mixed_folder(tmp_path, sets, signame):
             # the set was opened ends the child at once: it had made nothing yet.)
             caught = os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 130, 143)
             early = os.WIFSIGNALED(status) and os.WTERMSIG(status) == number
-            assert caught or early, status
-            assert not (folder / STATE_DIR).exists(), os.listdir(folder / STATE_DIR)
+            where = f"attempt {attempt}, kill at hook {kill_at}, status {status:#x}"
+            assert caught or early, where
+            assert not (folder / STATE_DIR).exists(), (where, os.listdir(folder / STATE_DIR))
         elif (folder / STATE_DIR).exists():
             # What a SIGKILL left is finished by the next run or reader in the folder.
             rolled = settle(folder)

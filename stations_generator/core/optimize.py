@@ -297,6 +297,11 @@ def _solver(time_limit: float):
     # 4x for the compact model at load 8). Only when this net is what stops a solve can
     # a run depend on machine load, so it is generous.
     p.max_time_in_seconds = 4 * max(time_limit, 0.05) + 10
+    # CP-SAT's own Ctrl-C handler resets SIGINT to the default action when a solve ends,
+    # behind Python's back: an ignored SIGINT (nohup, a background job) then kills the
+    # process, and the output set's handler is skipped (Python still thinks it ignored).
+    # Ctrl-C is the process's to handle: an output set ends the run cleanly.
+    p.catch_sigint_signal = False
     return solver
 
 
