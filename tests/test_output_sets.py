@@ -102,6 +102,10 @@ def fork(body) -> int:
     if pid == 0:  # pragma: no cover - child
         code = 99
         try:
+            # A command started from a terminal: pytest may run with SIGINT ignored (a
+            # background job, nohup), which its children inherit.
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, CAUGHT)
             code = body()
         except KeyboardInterrupt:
