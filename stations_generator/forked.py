@@ -39,18 +39,12 @@ T = TypeVar("T")
 SERIAL_ENV = "STATIONS_GENERATOR_SERIAL"
 
 
-def _usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not on Linux
-        return os.cpu_count() or 1
-
-
 def can_fork() -> bool:
     """Whether a :class:`ForkedTask` would run in a child here (Linux, two cores, not off)."""
     if os.environ.get(SERIAL_ENV, "") not in ("", "0"):
         return False
-    return sys.platform.startswith("linux") and _usable_cores() >= 2
+    # (the cores this process may use: its affinity, e.g. under taskset or a container)
+    return sys.platform.startswith("linux") and len(os.sched_getaffinity(0)) >= 2
 
 
 class ForkedTask(Generic[T]):

@@ -274,17 +274,26 @@ class _SpacingRuns:
         )  # fmt: skip
         return (result.kept, result.cluster_id, result.reason, result.conflict, result.seed)
 
+    def _search_aside(self, rules: SpacingRules, start: _Started) -> Aside | None:
+        """The search under ``rules``, started aside (None when there is no search)."""
+        return start(partial(self.search, rules)) if self.rounds else None
+
+    def _finished(
+        self, greedy: SpacingResult, searching: Aside | None
+    ) -> tuple[SpacingResult, tuple[int, int, int] | None]:
+        """The searched map (or ``greedy`` without a search) and (before, after, rounds)."""
+        if searching is None:
+            return greedy, None
+        searched = SpacingResult(*searching.result())
+        return searched, (greedy.count, searched.count, self.rounds)
+
     def searched(
         self, rules: SpacingRules, start: _Started
     ) -> tuple[SpacingResult, tuple[int, int, int] | None]:
         """The map under ``rules`` and (before, after, rounds) of its search, if any;
         the search is started aside while the greedy runs here."""
-        searching = start(partial(self.search, rules)) if self.rounds else None
-        result = self.greedy(rules)
-        if searching is None:
-            return result, None
-        searched = SpacingResult(*searching.result())
-        return searched, (result.count, searched.count, self.rounds)
+        searching = self._search_aside(rules, start)
+        return self._finished(self.greedy(rules), searching)
 
     def tuned(
         self,
@@ -302,7 +311,7 @@ class _SpacingRuns:
         best: tuple[int, SpacingRules, SpacingResult] | None = None
         for cap in AUTO_TUNE_CAPS:
             rules = replace(base_rules, max_per_cluster=cap)
-            searching = start(partial(self.search, rules)) if self.rounds else None
+            searching = self._search_aside(rules, start)
             result = self.greedy(rules)
             trail.append((cap, result.count))
             if progress is not None:
@@ -317,11 +326,9 @@ class _SpacingRuns:
         else:
             assert best is not None
             _, rules, result = best
-            searching = start(partial(self.search, rules)) if self.rounds else None
-        if searching is None:
-            return rules, result, trail, None
-        searched = SpacingResult(*searching.result())
-        return rules, searched, trail, (result.count, searched.count, self.rounds)
+            searching = self._search_aside(rules, start)
+        searched, search = self._finished(result, searching)
+        return rules, searched, trail, search
 
 
 def build_station_map(
