@@ -17,6 +17,8 @@ output files, writing them and swapping them in), with the load average.
 With two cores, large maps put part of the work in forked children
 (``stations_generator/forked.py``); the wall times include that, and the CPU column is
 the process's with its children's. ``STATIONS_GENERATOR_SERIAL=1`` measures one process.
+An OSM file of 512 KiB or more is then read in two halves that also make the candidates
+(``stations_generator/read_in_two.py``): its candidates table is in the reading stage.
 """
 
 from __future__ import annotations
@@ -157,8 +159,8 @@ def timed(module, attr, name):
             add(name, start)
     setattr(module, attr, wrapper)
 timed(g, "read_area", "play area")
-timed(g, "load_data", "read OSM JSON")
-timed(g, "candidate_table", "candidates table")
+timed(g, "load_data", "read OSM JSON (from 512 KiB: and the candidates, on two cores)")
+timed(g, "candidate_table", "candidates table (files read whole)")
 timed(sm, "select_stations", "spacing runs in this process (core/spacing.py)")
 timed(g, "build", "station map (all of step 3)")
 timed(g, "output_files", "output files rendered (large maps: on two cores)")

@@ -22,6 +22,7 @@ from .core.gamesize import AREA_FLOOR_KM2, STATION_BANDS
 from .core.geodesy import LocalFrame
 from .core.opening_hours import parse_play_window
 from .core.optimize import DEFAULT_TIME_LIMIT_S
+from .core.pointtable import PointTable
 from .core.spacing import NeighbourIndex, closest_distances
 from .core.stationmap import StationMap, StationMapOptions, build_station_map
 from .coverage import check_coverage
@@ -34,6 +35,7 @@ from .osm import layers, overpass, sources
 from .osm.extract_cache import ExtractCache
 from .osm.nominatim import NominatimClient
 from .playarea import load_polygons
+from .read_in_two import CandidatesRead, read_candidates_in_two
 
 STATIONS_GEOJSON = "stations.geojson"
 STATIONS_CSV = "stations.csv"
@@ -175,32 +177,68 @@ def read_area(request: GenerateRequest, console) -> tuple[BaseGeometry, list[Bas
     return area, exclusions, name
 
 
+@dataclass
+class RankedOsmData(sources.OsmData):
+    """OSM data whose candidate table was made while reading (one large Overpass JSON
+    file on two cores: :mod:`stations_generator.read_in_two`); ``elements`` is empty."""
+
+    candidates: PointTable | None = None
+    objects: int = 0
+
+
+def object_count(data: sources.OsmData) -> int:
+    """How many OSM objects ``data`` was made from."""
+    return data.objects if isinstance(data, RankedOsmData) else len(data.elements)
+
+
+def _read_in_two(request: GenerateRequest, catalogue: Catalogue) -> CandidatesRead | None:
+    """One large Overpass JSON file (and no water file to read) on two cores, or None."""
+    if len(request.osm_files) != 1 or (request.water_files and request.water_subtract):
+        return None
+    path = Path(request.osm_files[0])
+    if not path.name.lower().endswith(sources.JSON_SUFFIXES):
+        return None
+    return read_candidates_in_two(path, catalogue, play_window(request))
+
+
 def load_data(
-    request: GenerateRequest, console, area: BaseGeometry, catalogue: Catalogue
+    request: GenerateRequest,
+    console,
+    area: BaseGeometry,
+    catalogue: Catalogue,
+    *,
+    fork: bool = False,
 ) -> sources.OsmData:
-    """Step 2: the OSM objects and water for ``area``, from files or Overpass."""
+    """Step 2: the OSM objects and water for ``area``, from files or Overpass.
+
+    With ``fork`` (the command line's run), one large Overpass JSON file is read on two
+    cores and its candidate table made as it is read: a :class:`RankedOsmData`."""
     if request.osm_files:
         console.status("Reading " + ", ".join(Path(p).name for p in request.osm_files) + "…")
         # Extracts are read once into the extract cache; later runs read only that.
         cache = ExtractCache.for_command(request.cache_dir, request.use_cache, console)
         try:
-            with layers.use_cache(cache):
-                data = sources.read_files(
-                    request.osm_files,
-                    request.water_files,
-                    area,
-                    catalogue,
-                    water=request.water_subtract,
+            read = _read_in_two(request, catalogue) if fork else None
+            if read is not None:
+                data: sources.OsmData = RankedOsmData(
+                    sources=[Path(request.osm_files[0]).name],
+                    candidates=read.candidates,
+                    objects=read.objects,
                 )
+                points = read.corners  # (the coverage check reads their bounding box)
+            else:
+                with layers.use_cache(cache):
+                    data = sources.read_files(
+                        request.osm_files,
+                        request.water_files,
+                        area,
+                        catalogue,
+                        water=request.water_subtract,
+                    )
+                points = [(e.lon, e.lat) for e in data.elements]
         finally:
             console.status(None)
-        check_coverage(
-            area,
-            request.osm_files,
-            [(e.lon, e.lat) for e in data.elements],
-            data.water,
-            console.warn,
-        )
+        check_coverage(area, request.osm_files, points, data.water, console.warn)
     else:
         data = sources.fetch_overpass(
             _client(request, console), area, catalogue, water=request.water_subtract
@@ -209,7 +247,7 @@ def load_data(
             extra = sources.read_files((), request.water_files, area, catalogue)
             data.water.extend(extra.water)
     console.detail(
-        f"read {len(data.elements)} OSM objects and {len(data.water)} water areas from "
+        f"read {object_count(data)} OSM objects and {len(data.water)} water areas from "
         + ", ".join(data.sources)
     )
     return data
@@ -231,11 +269,14 @@ def build(
     command-line process asks for it; a server with threads of its own does not."""
     window = play_window(request)
     options = station_map_options(request)
-    console.status(f"Ranking {len(data.elements)} OSM objects…")
-    try:
-        candidates = candidate_table(data.elements, catalogue, window)
-    finally:
-        console.status(None)
+    if isinstance(data, RankedOsmData) and data.candidates is not None:
+        candidates = data.candidates
+    else:
+        console.status(f"Ranking {len(data.elements)} OSM objects…")
+        try:
+            candidates = candidate_table(data.elements, catalogue, window)
+        finally:
+            console.status(None)
     result = build_station_map(
         area,
         candidates,
@@ -294,7 +335,7 @@ def run_generate(request: GenerateRequest, console) -> StationMap:
     # appear together when the block ends, or not at all.
     with output_set(request.output_dir, GENERATE_FILES) as outputs, _no_cycle_collection():
         area, exclusions, default_name = read_area(request, console)
-        data = load_data(request, console, area, catalogue)
+        data = load_data(request, console, area, catalogue, fork=True)
         result = build(request, console, area, exclusions, data, catalogue, fork=True)
         files = output_files(
             result,

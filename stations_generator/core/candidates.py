@@ -23,6 +23,7 @@ columns, one row per OSM object that belongs to a station category:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -85,7 +86,22 @@ def candidate_table(
     PointTable
         The columns in the module's table, in that order.
     """
-    rows: list[tuple] = []  # CANDIDATE_COLUMNS, then lon and lat
+    return table_of_rows(candidate_rows(elements, catalogue, window))
+
+
+CandidateRow = tuple
+"""One candidate: the values of :data:`CANDIDATE_COLUMNS`, then its lon and lat."""
+
+
+def candidate_rows(
+    elements: Iterable[OsmElement], catalogue: Catalogue, window: PlayWindow
+) -> list[CandidateRow]:
+    """The rows of :func:`candidate_table` (plain tuples: cheap to pickle), in its order.
+
+    Rows made from consecutive pieces of one element sequence (e.g. the halves of a file
+    read in two processes) give that sequence's table through :func:`table_of_rows`.
+    """
+    rows: list[CandidateRow] = []
     seen: set[str] = set()
     hours_verdicts: dict[str, str] = {}  # one evaluation per distinct opening_hours text
     station_match = catalogue.station_match
@@ -119,8 +135,35 @@ def candidate_table(
                 float(el.lat),
             )
         )
-    type_order = {"node": 0, "way": 1}
-    rows.sort(key=lambda r: (type_order.get(r[1], 2), r[2]))
+    rows.sort(key=_row_order)
+    return rows
+
+
+_TYPE_ORDER = {"node": 0, "way": 1}
+
+
+def _row_order(row: CandidateRow) -> tuple[int, int]:
+    return _TYPE_ORDER.get(row[1], 2), row[2]
+
+
+def table_of_rows(*parts: list[CandidateRow]) -> PointTable:
+    """The candidate table of :func:`candidate_rows` of consecutive pieces of elements.
+
+    The pieces' rows are merged in order (a stable sort: on equal ``id`` the earlier
+    piece's row comes first) and an ``id`` already seen is dropped, as
+    :func:`candidate_table` keeps the first of duplicated elements.
+    """
+    filled = [part for part in parts if part]
+    rows = [row for part in filled for row in part]
+    if any(_row_order(a[-1]) >= _row_order(b[0]) for a, b in pairwise(filled)):
+        # (Pieces in order, as Overpass writes its elements, need no sort and hold no
+        # duplicate: each piece's rows are in order and unique.)
+        merged, rows = rows, []
+        seen: set[str] = set()
+        for row in sorted(merged, key=_row_order):
+            if row[0] not in seen:
+                seen.add(row[0])
+                rows.append(row)
     columns = list(zip(*rows, strict=True)) or [()] * (len(CANDIDATE_COLUMNS) + 2)
     table = {
         name: (

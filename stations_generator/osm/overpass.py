@@ -997,24 +997,40 @@ _NOT_SIMPLE = (b'"geometry"', b'"members"', b'"nodes"', b'"bounds"')
 
 
 def _read_whole(path: Path, keep: Callable[[dict[str, Any]], bool] | None) -> OverpassJSON | None:
-    """:func:`read_overpass_json_file` of an ordinary file parsed whole by orjson, or None.
+    """:func:`read_overpass_json_file` of an ordinary file parsed whole by orjson, or None
+    (see :func:`read_simple_document`)."""
+    try:
+        content = path.read_bytes()
+    except OSError:
+        return None
+    return read_simple_document(content, keep)
 
-    An ordinary file is UTF-8 JSON (no byte-order mark) holding a bare element list or
-    an envelope with one ``elements`` list and no ``remark``, every element of the two
+
+def read_simple_document(
+    content: bytes,
+    keep: Callable[[dict[str, Any]], bool] | None,
+    *,
+    elements_last: bool = False,
+) -> OverpassJSON | None:
+    """:func:`read_overpass_json_file` of an ordinary document's bytes, or None.
+
+    An ordinary document is UTF-8 JSON (no byte-order mark) holding a bare element list
+    or an envelope with one ``elements`` list and no ``remark``, every element of the two
     shapes :func:`_simply_valid` decides. Those are values the streaming parser reads
     alike, so the result is the same; anything else (errors included, which the
-    streaming reader words) gives None, and the file is streamed instead.
+    streaming reader words) gives None, and the file is streamed instead. With
+    ``elements_last``, an envelope must also end with its ``elements`` member (the first
+    part of :func:`split_in_two`).
     """
     import orjson
 
+    # A member no simple element has (geometries, bounds, node lists, relations) or a
+    # byte-order mark: stream it at once rather than parse it twice.
+    if content.startswith(b"\xef\xbb\xbf") or any(m in content for m in _NOT_SIMPLE):
+        return None
     try:
-        content = path.read_bytes()
-        # A member no simple element has (geometries, bounds, node lists, relations) or a
-        # byte-order mark: stream it at once rather than parse it twice.
-        if content.startswith(b"\xef\xbb\xbf") or any(m in content for m in _NOT_SIMPLE):
-            return None
         data = orjson.loads(content)
-    except (OSError, orjson.JSONDecodeError):
+    except orjson.JSONDecodeError:
         return None
     if type(data) is list:
         elements = data
@@ -1024,6 +1040,7 @@ def _read_whole(path: Path, keep: Callable[[dict[str, Any]], bool] | None) -> Ov
         and "remark" not in data
         # Streamed, a repeated top-level "elements" yields the items of every copy.
         and content.count(b'"elements"') == 1
+        and (not elements_last or next(reversed(data)) == "elements")
     ):
         elements = data["elements"]
     else:
@@ -1040,6 +1057,76 @@ def _read_whole(path: Path, keep: Callable[[dict[str, Any]], bool] | None) -> Ov
     out = OverpassJSON(elements=kept)
     out.simple = True
     return out
+
+
+# Between two elements of a list as Overpass (and json.dumps) writes it: a closing brace,
+# a comma, and an element opening with its "type". Never inside a JSON string: there a
+# '"' is escaped, so no '{' and blanks can stand before one.
+# (JSON's four blanks only: a cut must not drop a byte that makes the whole invalid.)
+_BETWEEN_ELEMENTS = re.compile(rb'\}[ \t\n\r]*,[ \t\n\r]*(?=\{[ \t\n\r]*"type"[ \t\n\r]*:)')
+_LEADING_BLANKS = re.compile(rb"[ \t\n\r]*")
+_LIST_END = re.compile(rb"\][ \t\n\r]*\Z")
+_ENVELOPE_END = re.compile(rb"\][ \t\n\r]*\}[ \t\n\r]*\Z")
+
+
+@dataclass(frozen=True)
+class Halves:
+    """An ordinary Overpass JSON document cut between two elements (:func:`split_in_two`).
+
+    Each half is read on its own (:meth:`read_first`, :meth:`read_second`), e.g. in two
+    processes. The cut is found in the text, so it is checked by reading: where both
+    halves read, their elements are the document's, in order, and each half is what
+    :func:`read_simple_document` gives for its elements. The first half reads only if
+    the cut lies in the top-level list of elements: its closing brackets end the
+    document at exactly that depth, outside any string, and its last member is
+    ``elements``; the rest of the text then holds elements and the document's end.
+    """
+
+    content: bytes
+    cut: int
+    """Where the first half's text ends: just after its last element's ``}``."""
+    resume: int
+    """Where the second half's first element starts."""
+    end: int
+    """Where the list of elements closes (its ``]``)."""
+    closing: bytes
+    """What closes the first half: ``]``, or ``]}`` for an envelope."""
+
+    def read_first(self, keep: Callable[[dict[str, Any]], bool] | None) -> OverpassJSON | None:
+        """The first half's elements, as :func:`read_simple_document` gives them, or None."""
+        text = self.content[: self.cut] + self.closing
+        return read_simple_document(text, keep, elements_last=True)
+
+    def read_second(self, keep: Callable[[dict[str, Any]], bool] | None) -> OverpassJSON | None:
+        """The second half's elements (a bare list), or None."""
+        text = b"[" + self.content[self.resume : self.end] + b"]"
+        if b'"elements"' in text:  # as the whole document's one "elements" (above)
+            return None
+        return read_simple_document(text, keep)
+
+
+def split_in_two(content: bytes, at: float = 0.5) -> Halves | None:
+    """An ordinary Overpass JSON document cut between two elements near ``at`` of its length.
+
+    Returns None when no cut is found from there on, or the document does not end with
+    its element list (Overpass writes a ``remark`` after it). Whether the document is
+    ordinary is found when its halves are read (:class:`Halves`).
+    """
+    start = _LEADING_BLANKS.match(content).end()  # type: ignore[union-attr]
+    opening = content[start : start + 1]
+    tail = max(0, len(content) - 4096)  # (where the end is: not the whole text)
+    if opening == b"[":
+        end, closing = _LIST_END.search(content, tail), b"]"
+    elif opening == b"{":
+        end, closing = _ENVELOPE_END.search(content, tail), b"]}"
+    else:
+        return None
+    if end is None:
+        return None
+    gap = _BETWEEN_ELEMENTS.search(content, int(len(content) * at), end.start())
+    if gap is None:
+        return None
+    return Halves(content, gap.start() + 1, gap.end(), end.start(), closing)
 
 
 class _TailReader:
