@@ -189,6 +189,24 @@ def test_the_candidates_read_in_two_are_those_read_whole(
     lons, lats = [e.lon for e in elements], [e.lat for e in elements]
     assert read.extent == (min(lons), min(lats), max(lons), max(lats))
     assert read.corners == [(min(lons), min(lats)), (max(lons), max(lats))]
+    # The coverage check sees the same data extent from the corners as from every object:
+    # a play area beside the data, or with latitude and longitude swapped, gets the same
+    # one-line error.
+    from shapely.geometry import box
+
+    from stations_generator.coverage import check_coverage
+    from stations_generator.errors import NoDataError
+
+    beside = box(max(lons) + 0.01, min(lats), max(lons) + 0.2, max(lats))
+    swapped = box(min(lats), min(lons), max(lats), max(lons))
+    for area in (beside, swapped):
+        said = []
+        for points in (read.corners, list(zip(lons, lats, strict=True))):
+            with pytest.raises(NoDataError) as error:
+                check_coverage(area, [path], points)
+            said.append(str(error.value))
+        assert said[0] == said[1]
+    assert "swapped" in said[1]
 
 
 def test_files_it_does_not_read_in_two(tmp_path, monkeypatch, catalogue, bare):
