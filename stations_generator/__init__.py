@@ -5,14 +5,6 @@ The public API is re-exported here; ``stations_generator.core`` holds the pure
 computation and ``stations_generator.osm`` / ``stations_generator.export`` the I/O.
 """
 
-from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
-from importlib.metadata import version as _version
-
-try:
-    __version__ = _version("stations-generator")
-except _PackageNotFoundError:  # running from a source tree
-    __version__ = "0.0.0+local"
-
 # The public API, imported on first use (PEP 562) so the command line starts fast.
 # The verbs of :mod:`stations_generator.api` come first (docs/api.md); the rest are the
 # building blocks they use.
@@ -82,7 +74,20 @@ _EXPORTS = {
 }
 
 
+def _package_version() -> str:
+    # (importlib.metadata costs ~30 ms to import: only when the version is asked for)
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("stations-generator")
+    except PackageNotFoundError:  # running from a source tree
+        return "0.0.0+local"
+
+
 def __getattr__(name: str):
+    if name == "__version__":
+        globals()[name] = _package_version()
+        return globals()[name]
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'stations_generator' has no attribute {name!r}")
@@ -95,7 +100,7 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     """The module's names plus the lazy exports, so ``dir()`` and tab completion list them."""
-    return sorted({*globals(), *_EXPORTS})
+    return sorted({*globals(), *_EXPORTS, "__version__"})
 
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

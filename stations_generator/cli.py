@@ -10,7 +10,6 @@ from pathlib import Path
 
 import click
 
-from . import __version__
 from .errors import UserError
 from .params import METRES, SECONDS, overpass_options
 
@@ -191,6 +190,8 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     if not value or ctx.resilient_parsing:
         return
     # The build says how fast the spacing core is (setup.py compiles it where it can).
+    from . import __version__
+
     click.echo(f"stations-generator, version {__version__} (spacing core: {spacing_core_build()})")
     ctx.exit()
 
