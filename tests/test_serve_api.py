@@ -470,7 +470,7 @@ def test_serve_command_prints_its_address_and_serves(tmp_path):
     import subprocess
     import sys
 
-    import httpx
+    import httpx2 as httpx
     from conftest import REPO, SIOUX
 
     env = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-import httpx
+import httpx2 as httpx
 import pytest
 from serve_support import SIOUX_AREA, config, generate, running_server, sioux_body
 
