@@ -17,7 +17,6 @@ way, which words any error.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from .core.opening_hours import PlayWindow
 from .core.pointtable import PointTable
 from .forked import ForkedTask, can_fork
 from .osm import overpass
+from .osm.sources import json_element_filter
 
 __all__ = ["SPLIT_MIN_BYTES", "CandidatesRead", "read_candidates_in_two"]
 
@@ -85,17 +85,6 @@ def _key(element: dict[str, Any]) -> int:
     return element["id"] * 4 + _TYPE_CODES.get(element["type"], 3)
 
 
-def _keeps(catalogue: Catalogue) -> Callable[[dict[str, Any]], bool]:
-    """``sources.read_files``' element filter for ordinary elements (which carry no
-    ``out geom`` geometry): the catalogue keeps their tags."""
-
-    def keep(element: dict[str, Any]) -> bool:
-        tags = element.get("tags")
-        return bool(tags and catalogue.keeps(tags))
-
-    return keep
-
-
 def _tabulate(
     raw: overpass.OverpassJSON | None, name: str, catalogue: Catalogue, window: PlayWindow
 ) -> _Half | None:
@@ -145,7 +134,8 @@ def read_candidates_in_two(
         return None
     if halves is None:
         return None
-    name, keep = path.name, _keeps(catalogue)
+    # (ordinary elements carry no water geometry: the catalogue's filter alone)
+    name, keep = path.name, json_element_filter(catalogue)
     with ForkedTask(lambda: _tabulate(halves.read_second(keep), name, catalogue, window)) as other:
         own = _tabulate(halves.read_first(keep), name, catalogue, window)
         if own is None:

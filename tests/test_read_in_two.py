@@ -22,6 +22,7 @@ from stations_generator import parse_play_window
 from stations_generator.core.candidates import candidate_rows, candidate_table, table_of_rows
 from stations_generator.osm import overpass
 from stations_generator.osm.overpass import read_simple_document, split_in_two
+from stations_generator.osm.sources import json_element_filter
 
 DATA = Path(__file__).parent / "data" / "overpass"
 WINDOW = parse_play_window("7am-7pm", "sat,sun")
@@ -71,7 +72,7 @@ def test_the_keep_filter_applies_to_each_half(bare, catalogue):
     def parks(element):
         return element.get("tags", {}).get("leisure") == "park"
 
-    for keep in (rit._keeps(catalogue), parks):
+    for keep in (json_element_filter(catalogue), parks):
         whole = read_simple_document(bare, keep)
         assert _halves_read(bare, 0.5, keep) == whole["elements"]
     assert 0 < len(whole["elements"]) < len(json.loads(bare))  # parks: some dropped
@@ -182,7 +183,7 @@ def test_the_candidates_read_in_two_are_those_read_whole(
     monkeypatch.setattr(rit, "can_fork", lambda: True)  # (one core: the child's half runs here)
     read = rit.read_candidates_in_two(path, catalogue, WINDOW)
     assert read is not None
-    raw = overpass.read_overpass_json_file(path, keep=rit._keeps(catalogue))
+    raw = overpass.read_overpass_json_file(path, keep=json_element_filter(catalogue))
     elements, _ = overpass.parse_overpass(raw, path.name)
     _same_table(read.candidates, candidate_table(elements, catalogue, WINDOW))
     assert read.objects == len(elements)

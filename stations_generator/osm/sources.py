@@ -7,9 +7,10 @@ extracts read with pyosmium.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import shapely
 from shapely.geometry.base import BaseGeometry
@@ -49,6 +50,21 @@ def _bbox(area: BaseGeometry) -> tuple[float, float, float, float]:
     return tuple(float(v) for v in area.bounds)  # type: ignore[return-value]
 
 
+def json_element_filter(
+    catalogue: Catalogue, *, with_water: bool = False
+) -> Callable[[dict[str, Any]], bool]:
+    """Which raw Overpass JSON elements to keep: those the catalogue keeps, and with
+    ``with_water`` those carrying ``out geom`` geometry (the water assembler's)."""
+
+    def wanted(element: dict[str, Any]) -> bool:
+        tags = element.get("tags")
+        return bool(tags and catalogue.keeps(tags)) or (
+            with_water and overpass.has_geometry(element)
+        )
+
+    return wanted
+
+
 def read_files(
     osm_files: Sequence[Path],
     water_files: Sequence[Path],
@@ -72,13 +88,7 @@ def read_files(
         kind = _kind(path)
         if kind == "json":
             with_water = water and not water_files
-
-            def wanted(element: dict, with_water: bool = with_water) -> bool:
-                tags = element.get("tags")
-                return bool(tags and catalogue.keeps(tags)) or (
-                    with_water and overpass.has_geometry(element)
-                )
-
+            wanted = json_element_filter(catalogue, with_water=with_water)
             raw = overpass.read_overpass_json_file(path, keep=wanted)
             elements, polygons = overpass.parse_overpass(raw, path.name)
             if with_water:  # (else ``wanted`` kept only what the catalogue keeps)
