@@ -200,7 +200,7 @@ def main() -> None:
         print(probed.stdout, end="")
         bare = float(probed.stdout.split("decode only: ")[1].split()[0])
 
-        cli = [sys.executable, "-c", "from stations_generator.cli import main; main()"]
+        cli = [sys.executable, "-c", "from stations_generator.cli import run; run()"]
         cache = folder / "cache"
         env = {
             **os.environ,

@@ -120,11 +120,12 @@ def child_env() -> dict[str, str]:
 
 
 def run(area: Path, data: Path, out: Path, profile: Path | None = None) -> tuple[float, float]:
-    code = "from stations_generator.cli import main; main()"
-    args = [sys.executable, "-c", code]
+    # The program as installed (cli.run, which skips the interpreter's teardown); under
+    # cProfile, main(), so that the profile is written at exit.
+    args = [sys.executable, "-c", "from stations_generator.cli import run; run()"]
     if profile is not None:
         script = out.parent / "run_cli.py"
-        script.write_text(code + "\n")
+        script.write_text("from stations_generator.cli import main; main()\n")
         args = [sys.executable, "-m", "cProfile", "-o", str(profile), str(script)]
     args += ["-q", "generate", str(area), "--osm", str(data), "--no-water-subtract", "-o", str(out)]
     env = child_env()

@@ -29,19 +29,17 @@ EXTRACT = ROOT / "tests" / "data" / "osm-extracts" / "liechtenstein-2013-08.osm.
 AREA = ROOT / "zones" / "liechtenstein.geojson"
 HEAVY = ("osmnx", "networkx", "geopandas", "folium", "matplotlib", "shapely", "pandas")
 PROBE = """
-import sys
+import atexit, sys
 argv = sys.argv[1:]
+atexit.register(lambda: print("heavy:" + " ".join(m for m in {heavy!r} if m in sys.modules)))
 if argv == ["--import"]:
     import stations_generator
     dir(stations_generator)
 else:
-    from stations_generator.cli import main
-    try:
-        main(argv)
-    except SystemExit as exc:
-        if exc.code:
-            raise
-print("heavy:" + " ".join(m for m in {heavy!r} if m in sys.modules))
+    # The program as installed (cli.run: its quick exit runs the atexit functions).
+    from stations_generator.cli import run
+    sys.argv[0] = "stations-generator"
+    run()
 """
 
 
