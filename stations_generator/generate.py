@@ -45,12 +45,15 @@ STATIONS_HTML = "stations.html"
 #: Every file ``generate`` writes into its -o folder; a run replaces all of them (the
 #: ones it does not write this time, e.g. stations.html without --map, are removed).
 GENERATE_FILES = (STATIONS_GEOJSON, STATIONS_CSV, STATIONS_KML, CANDIDATES_GEOJSON, STATIONS_HTML)
-#: From this many stations up, output files are rendered on two cores (output_files),
-#: and from this many candidates up, the density counts and the search run on a second
-#: core beside the cap tune (build_station_map's ``aside``). Below them a fork costs
-#: about what it saves: no gain at 10,000 candidates (1,417 stations), 0.35 s of 4.4 s at
-#: 50,000 (bench/bench_generate_scale.py).
-FORK_MIN_STATIONS = 2_500
+#: From this many stations up, output files are rendered on two cores (output_files):
+#: at 1,417 stations (10,000 candidates) the KML takes 0.055 s and the GeoJSON and CSV
+#: 0.048 s, so a child saves about 0.03 s of the whole run (best of 12, alternating:
+#: 1.02 -> 1.00 s); at a few hundred stations the fork costs what it saves.
+FORK_MIN_STATIONS = 1_000
+#: From this many candidates up, the density counts and the search run on a second core
+#: beside the cap tune (build_station_map's ``aside``). Below it a fork costs about what
+#: it saves: no gain at 10,000 candidates, 0.35 s of 4.4 s at 50,000
+#: (bench/bench_generate_scale.py).
 FORK_MIN_CANDIDATES = 20_000
 
 
