@@ -127,3 +127,14 @@ def test_generate_through_the_program_writes_every_file(tmp_path):
     collection = json.loads((out / "stations.geojson").read_text(encoding="utf-8"))
     assert collection["features"]
     assert (out / "stations.csv").read_text(encoding="utf-8").endswith("\n")
+
+
+def test_the_installed_program_is_run():
+    # The console script (pyproject's [project.scripts]) ends through cli.run, as
+    # python -m stations_generator does.
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name="stations-generator")
+    assert script.value == "stations_generator.cli:run"
+    main_module = (REPO / "stations_generator" / "__main__.py").read_text(encoding="utf-8")
+    assert "run()" in main_module
