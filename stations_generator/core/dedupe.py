@@ -59,7 +59,7 @@ def find_duplicates(
     pairs = sorted(
         zip(rank[rows].tolist(), rank[cols].tolist(), rows.tolist(), cols.tolist(), strict=True)
     )
-    # (Sorted, each once; not np.unique, which imports numpy.ma, ~10 ms, on first use.)
+    # (Sorted, each once; not np.unique, which imports numpy.ma, ~18 ms, on first use.)
     involved = np.flatnonzero(np.bincount(np.concatenate([rows, cols]), minlength=n))
     texts = [str(name) for name in np.asarray(names, object)[involved].tolist()]
     norm_of = {text: _norm(text) for text in set(texts)}  # chains repeat names
