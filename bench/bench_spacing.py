@@ -113,7 +113,7 @@ def run_one(n: int) -> dict:
         "stations_search": searched.count,
         "mean_neighbours": round(float(np.diff(index.indptr).mean()), 1),
         "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        # setup.py's mypyc build, or the same source as Python (STATIONS_GENERATOR_PURE_PYTHON).
+        # setup.py's Cython build, or the same source as Python (STATIONS_GENERATOR_PURE_PYTHON).
         "compiled": IS_COMPILED,
     }
 

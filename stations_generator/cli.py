@@ -179,11 +179,11 @@ def click_error_line(exc: click.ClickException) -> str:
 
 
 def spacing_core_build() -> str:
-    """How the installed spacing core runs: ``"compiled (mypyc)"`` or ``"Python"`` (without
+    """How the installed spacing core runs: ``"compiled (Cython)"`` or ``"Python"`` (without
     importing it: ``--version`` stays light)."""
     spec = importlib.util.find_spec("stations_generator.core.spacing")
     origin = (spec.origin or "") if spec is not None else ""
-    return "Python" if origin.endswith(".py") else "compiled (mypyc)"
+    return "Python" if origin.endswith(".py") else "compiled (Cython)"
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

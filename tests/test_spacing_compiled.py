@@ -1,4 +1,4 @@
-"""The spacing core compiled by mypyc (setup.py) picks the same stations as its Python source.
+"""The spacing core compiled by Cython (setup.py) picks the same stations as its Python source.
 
 The installed ``stations_generator.core.spacing`` is the compiled module wherever the
 build found a C compiler; the source file beside it is loaded here as plain Python under
@@ -43,10 +43,12 @@ def test_the_compiled_module_is_built_from_the_source_beside_it():
     if not spacing.IS_COMPILED:
         return  # nothing compiled, nothing to go stale (the test above says when it must be)
     record = json.loads(SOURCE.with_name("compiled_sources.json").read_text())
-    # An edit after an editable install leaves the old compiled module in use.
-    assert record["spacing.py"] == hashlib.sha256(SOURCE.read_bytes()).hexdigest(), (
-        "spacing.py changed since it was compiled: run `python -m pip install -e .` again"
-    )
+    # An edit after an editable install leaves the old compiled module in use; the .pxd
+    # holds the compiled module's C types, so it counts as source too.
+    for source in (SOURCE, SOURCE.with_suffix(".pxd")):
+        assert record[source.name] == hashlib.sha256(source.read_bytes()).hexdigest(), (
+            f"{source.name} changed since it was compiled: run `python -m pip install -e .` again"
+        )
 
 
 def test_version_says_how_the_core_runs():
@@ -57,7 +59,7 @@ def test_version_says_how_the_core_runs():
 
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0
-    build = "compiled (mypyc)" if spacing.IS_COMPILED else "Python"
+    build = "compiled (Cython)" if spacing.IS_COMPILED else "Python"
     assert result.output == f"stations-generator, version {__version__} (spacing core: {build})\n"
 
 

@@ -25,14 +25,16 @@ added without breaking a rule or the cap.
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass
 
 import numpy as np
 
 from .closepairs import pairs_within
 
-#: Whether this module runs compiled (setup.py builds it with mypyc where a C compiler
-#: is at hand; the same source, so the same stations, about twice as fast at scale).
+#: Whether this module runs compiled (setup.py builds it with Cython where a C compiler
+#: is at hand, typed by spacing.pxd; the same source, so the same stations, several
+#: times faster at scale).
 IS_COMPILED = not __file__.endswith(".py")
 
 # Reasons a candidate is not a station.
@@ -108,8 +110,10 @@ class SpacingResult:
         return int(self.kept.sum())
 
 
-#: (indptr, indices, distances, x, y, scale) of a :class:`NeighbourIndex` as Python lists.
-IndexLists = tuple[list[int], list[int], list[float], list[float], list[float], list[float]]
+#: A column of per-candidate numbers: an ``array.array`` when compiled, else a list.
+Numbers = array | list
+#: (indptr, indices, distances, x, y, scale) of a :class:`NeighbourIndex` as numbers.
+IndexArrays = tuple[Numbers, Numbers, Numbers, Numbers, Numbers, Numbers]
 
 
 class NeighbourIndex:
@@ -158,23 +162,23 @@ class NeighbourIndex:
         self.distances = np.concatenate([true, true])[order]
         self.indptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(rows, minlength=n), out=self.indptr[1:])
-        self._lists: IndexLists | None = None
+        self._arrays: IndexArrays | None = None
         # Greedy + swaps maps by (rules, start order, exempt): the cap tune and the
         # search that follows it start from the same map (see select_stations).
         self._swapped: dict[tuple, _Selection] = {}
 
-    def as_lists(self) -> IndexLists:
-        """(indptr, indices, distances, x, y, scale) as Python lists, made once; read-only."""
-        if self._lists is None:
-            self._lists = (
-                self.indptr.tolist(),
-                self.indices.tolist(),
-                self.distances.tolist(),
-                self.x.tolist(),
-                self.y.tolist(),
-                self.scale.tolist(),
+    def as_arrays(self) -> IndexArrays:
+        """(indptr, indices, distances, x, y, scale) as :data:`Numbers`, made once; read-only."""
+        if self._arrays is None:
+            self._arrays = (
+                _ints(self.indptr),
+                _ints(self.indices),
+                _floats(self.distances),
+                _floats(self.x),
+                _floats(self.y),
+                _floats(self.scale),
             )
-        return self._lists
+        return self._arrays
 
     def __len__(self) -> int:
         return len(self.x)
@@ -190,45 +194,71 @@ class NeighbourIndex:
         return grid / ((self.scale[i] + self.scale[j]) / 2)
 
 
+# The per-candidate numbers of a selection: typed arrays for the compiled module, which
+# reads them as C arrays (spacing.pxd); lists for Python, which indexes lists fastest
+# (its ints and floats are already objects there; an array makes one on every read).
+
+
+def _ints(values: np.ndarray | list[int]) -> Numbers:
+    """``values`` as int64 numbers."""
+    if not IS_COMPILED:
+        return np.asarray(values, np.int64).tolist()
+    return array("q", np.asarray(values, np.int64).tobytes())
+
+
+def _floats(values: np.ndarray) -> Numbers:
+    """``values`` as float64 numbers."""
+    if not IS_COMPILED:
+        return np.asarray(values, np.float64).tolist()
+    return array("d", np.asarray(values, np.float64).tobytes())
+
+
+def _flags(values: np.ndarray) -> Numbers:
+    """``values`` as 0/1 bytes (signed char)."""
+    if not IS_COMPILED:
+        return np.asarray(values, bool).astype(np.int8).tolist()
+    return array("b", np.asarray(values, bool).astype(np.int8).tobytes())
+
+
+def _filled(n: int, value: int) -> Numbers:
+    """``n`` int64 numbers, each ``value``."""
+    return ([value] if not IS_COMPILED else array("q", [value])) * n
+
+
 _ADD, _REMOVE, _SEED, _NEW = range(4)
 
 
 class _Selection:
     """Mutable state of a selection: which cluster each candidate is in, and why not.
 
-    Plain Python lists: the loop touches a few dozen neighbours per candidate, where
-    per-call numpy overhead would dominate. A cluster's *seed* is any member within
+    Per-candidate numbers are :data:`Numbers`: typed arrays that the compiled module
+    (``spacing.pxd``) reads and writes as C arrays, so the loops over a few dozen
+    neighbours per candidate make no Python objects; lists when run as Python. A
+    cluster's *seed* is any member within
     the cluster radius of every other member; it starts as the founder and moves
     (re-seeding) when a new member is beyond the founder's radius but some member is
     within the radius of all, or when the seed itself is given up. With ``journal``
     set to a list, every change is recorded so :meth:`undo` can roll it back.
     """
 
-    rules: SpacingRules
-    exempt: list[bool]
-    ptr: list[int]
-    nb: list[int]
-    dist: list[float]
-    x: list[float]
-    y: list[float]
-    k: list[float]
-    rank: list[int]
-    cluster_of: list[int]
-    reason: list[str]
-    conflict: list[int]
-    near: list[int]
-    close: list[int]
-    near_sum: list[int]
-    near_sq: list[int]
-
-    def __init__(self, rules: SpacingRules, exempt: list[bool], lists: IndexLists, rank: list[int]):
-        n = len(rank)
+    def __init__(
+        self,
+        rules: SpacingRules,
+        exempt: Numbers,
+        arrays: IndexArrays,
+        rank_list: list[int],
+        rank: Numbers,
+    ):
+        n = len(rank_list)
         # Shared with the index and every other selection on it: never written.
-        self.rules, self.exempt, self.rank = rules, exempt, rank
-        self.ptr, self.nb, self.dist, self.x, self.y, self.k = lists
-        self.cluster_of = [0] * n  # 0 = not a station
+        self.rules, self.exempt, self.rank_list, self.rank = rules, exempt, rank_list, rank
+        self.arrays = arrays
+        self.ptr, self.nb, self.dist, self.x, self.y, self.k = arrays
+        self.gap, self.spacing = rules.cluster_gap_m, rules.min_spacing_m
+        self.radius, self.cap = rules.cluster_radius_m, rules.max_per_cluster
+        self.cluster_of = _filled(n, 0)  # 0 = not a station
         self.reason = [""] * n
-        self.conflict = [-1] * n
+        self.conflict = _filled(n, -1)
         self.seeds: list[int] = [-1]  # seeds[c] = seed of cluster c (1-based); -2 = dissolved
         self.sizes: list[int] = [0]  # non-exempt members per cluster
         self.mem: list[list[int]] = [[]]  # members per cluster, in joining order
@@ -237,10 +267,10 @@ class _Selection:
         # Per candidate: stations closer than the gap, and closer than the spacing; and
         # the sum and the sum of squares of the near stations' cluster numbers, which
         # say in O(1) whether they are all of one cluster (and which): the variance is 0.
-        self.near = [0] * n
-        self.close = [0] * n
-        self.near_sum = [0] * n
-        self.near_sq = [0] * n
+        self.near = _filled(n, 0)
+        self.close = _filled(n, 0)
+        self.near_sum = _filled(n, 0)
+        self.near_sq = _filled(n, 0)
         self.radius_missed: set[int] = set()  # rejected for the radius by try_add
 
     @classmethod
@@ -256,24 +286,24 @@ class _Selection:
         rank = list(range(n)) if order is None else [n] * n
         for r, i in enumerate(order or ()):
             rank[i] = r
-        return cls(rules, [bool(e) for e in exempt], index.as_lists(), rank)
+        return cls(rules, _flags(exempt), index.as_arrays(), rank, _ints(rank))
 
     def copy(self) -> _Selection:
-        """An independent copy of the state (the index lists shared; no journal)."""
-        lists = (self.ptr, self.nb, self.dist, self.x, self.y, self.k)
-        other = _Selection(self.rules, self.exempt, lists, self.rank)
-        # Every attribute by name (the compiled class has no __dict__).
-        other.cluster_of = list(self.cluster_of)
+        """An independent copy of the state (the index arrays shared; no journal)."""
+        other = _Selection(self.rules, self.exempt, self.arrays, self.rank_list, self.rank)
+        # Every attribute by name (the compiled class has no __dict__); the numbers
+        # into the new columns (a C copy when compiled).
+        other.cluster_of[:] = self.cluster_of
         other.reason = list(self.reason)
-        other.conflict = list(self.conflict)
+        other.conflict[:] = self.conflict
         other.seeds = list(self.seeds)
         other.sizes = list(self.sizes)
         other.mem = [list(m) for m in self.mem]
         other.count = self.count
-        other.near = list(self.near)
-        other.close = list(self.close)
-        other.near_sum = list(self.near_sum)
-        other.near_sq = list(self.near_sq)
+        other.near[:] = self.near
+        other.close[:] = self.close
+        other.near_sum[:] = self.near_sum
+        other.near_sq[:] = self.near_sq
         other.radius_missed = set(self.radius_missed)
         return other
 
@@ -283,7 +313,7 @@ class _Selection:
 
     def centre(self, members: list[int]) -> int:
         """The member within the cluster radius of all others, nearest all, best-ranked; -1 if none."""
-        radius, rank = self.rules.cluster_radius_m, self.rank
+        radius, rank = self.radius, self.rank
         best, best_key = -1, (math.inf, 0)
         for s in members:
             far = 0.0
@@ -300,7 +330,7 @@ class _Selection:
 
     def _mark(self, i: int, c: int, step: int) -> None:
         """Count station ``i`` of cluster ``c`` in (step 1) or out of (step -1) its neighbours' tallies."""
-        gap, spacing = self.rules.cluster_gap_m, self.rules.min_spacing_m
+        gap, spacing = self.gap, self.spacing
         near, close, near_sum, near_sq = self.near, self.close, self.near_sum, self.near_sq
         by, by_sq = step * c, step * c * c
         nb, dist = self.nb, self.dist
@@ -332,14 +362,13 @@ class _Selection:
         stations are added (adding only raises tallies and sizes), so a swap or trade
         that needs ``i`` to fit is not played when this says no: the map it would leave,
         after its undo, is the map as it is."""
-        rules = self.rules
         close, near = self.close[i], self.near[i]
         total, squares = self.near_sum[i], self.near_sq[i]
-        if d < rules.cluster_gap_m:
+        if d < self.gap:
             near -= 1
             total -= c
             squares -= c * c
-            if d < rules.min_spacing_m:
+            if d < self.spacing:
                 close -= 1
         if close:
             return False
@@ -349,7 +378,7 @@ class _Selection:
         if one * near != total or squares != near * one * one:
             return False
         # Joining cluster ``one``: it must have room (sizes only grow as stations are added).
-        cap = rules.max_per_cluster
+        cap = self.cap
         size = self.sizes[one] - (1 if one == c else 0)
         return not (cap and not self.exempt[i] and size >= cap)
 
@@ -358,19 +387,21 @@ class _Selection:
         if self.close[i]:
             return -1, -1
         c = self._one_cluster(i)
-        if c <= 0:
-            return (0, i) if c == 0 else (-1, -1)
-        return self._joins(i, c)[:2]
+        if c == 0:
+            return 0, i
+        if c < 0:
+            return -1, -1
+        joined = self._joins(i, c)
+        return joined[0], joined[1]
 
     def _joins(self, i: int, c0: int) -> tuple[int, int, str, int]:
         """:meth:`fit` for ``i`` whose stations within the gap are all of cluster ``c0``, none within the spacing."""
-        rules = self.rules
         seed = self.seeds[c0]
-        if self.distance(i, seed) > rules.cluster_radius_m:
+        if self.distance(i, seed) > self.radius:
             seed = self.centre([*self.mem[c0], i])  # re-seeding
             if seed < 0:
                 return -1, -1, _RADIUS, self._nearest(i)
-        cap = rules.max_per_cluster
+        cap = self.cap
         if cap and not self.exempt[i] and self.sizes[c0] >= cap:
             return -1, -1, CLUSTER_CAP, self.seeds[c0]
         return c0, seed, "", -1
@@ -394,8 +425,7 @@ class _Selection:
                 return 0, i, "", -1
             if c > 0:
                 return self._joins(i, c)
-        rules = self.rules
-        gap = rules.cluster_gap_m
+        gap = self.gap
         cluster_of, nb, dist = self.cluster_of, self.nb, self.dist
         # The nearest station within the gap (d0, j0, cluster c0), and the nearest
         # one of any other cluster (d1, j1): one pass, no sorting needed.
@@ -421,14 +451,14 @@ class _Selection:
             return 0, i, "", -1
         if j1 >= 0:
             return -1, -1, GAP, j1
-        if d0 < rules.min_spacing_m:
+        if d0 < self.spacing:
             return -1, -1, SPACING, j0
         seed = self.seeds[c0]
-        if self.distance(i, seed) > rules.cluster_radius_m:
+        if self.distance(i, seed) > self.radius:
             seed = self.centre([*self.mem[c0], i])  # re-seeding
             if seed < 0:
                 return -1, -1, _RADIUS, j0
-        cap = rules.max_per_cluster
+        cap = self.cap
         if cap and not self.exempt[i] and self.sizes[c0] >= cap:
             return -1, -1, CLUSTER_CAP, self.seeds[c0]
         return c0, seed, "", -1
@@ -537,8 +567,12 @@ class _Selection:
 
     def rank_sum(self) -> int:
         """Sum of the stations' ranks: among maps of one size, smaller is better."""
-        rank = self.rank
-        return sum(rank[i] for i, c in enumerate(self.cluster_of) if c)
+        rank, cluster_of = self.rank, self.cluster_of
+        total = 0
+        for i in range(len(rank)):
+            if cluster_of[i]:
+                total += rank[i]
+        return total
 
 
 # Default search budget (issue 12, measured on the Sioux Falls fixture: with three
@@ -643,7 +677,6 @@ def _greedy(
     exempt: np.ndarray,
     order: list[int],
     start: list[int],
-    *,
     reasons: bool = True,
 ) -> _Selection:
     """The greedy: offer each candidate of ``start`` once (ranks from ``order``).
@@ -657,11 +690,10 @@ def _greedy(
         for i in start:
             state.try_add(i)
         return state
-    fits, add = state.fits, state.add
     for i in start:
-        c, seed = fits(i)
+        c, seed = state.fits(i)
         if c >= 0:
-            add(i, c, seed)
+            state.add(i, c, seed)
     return state
 
 
@@ -698,14 +730,14 @@ def _settle(state: _Selection, order: list[int], full: bool = True) -> None:
     radius, though, may be reached by a seed that joined later (re-seeding), so those
     are offered again, in rank order, until a pass adds nothing.
     """
-    cluster_of, rank = state.cluster_of, state.rank
+    cluster_of = state.cluster_of
     if full:
         state.radius_missed = set()
         for i in order:
             if not cluster_of[i]:
                 state.try_add(i)
     while state.radius_missed:
-        retry = sorted(state.radius_missed, key=rank.__getitem__)
+        retry = sorted(state.radius_missed, key=state.rank_list.__getitem__)
         state.radius_missed = set()
         added = False
         for i in retry:
@@ -768,10 +800,9 @@ def _search(
     if not order or iterations <= 0:
         return set()
     rng = random.Random(seed)
-    rank = state.rank
+    rank, by_rank = state.rank, state.rank_list.__getitem__
     n = len(rank)
-    rules = state.rules
-    gap, spacing = rules.cluster_gap_m, rules.min_spacing_m
+    gap, spacing = state.gap, state.spacing
     cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
     noise = max(1.0, len(order) / 3)
     exempt = state.exempt
@@ -786,23 +817,32 @@ def _search(
                 c = cluster_of[nb[k]]
                 if c and dist[k] < gap:
                     clusters.add(c)
-            targets = [m for c in sorted(clusters) for m in state.mem[c]]
+            targets = []
+            for c in sorted(clusters):
+                targets.extend(state.mem[c])
         else:
             reach = spacing + rng.random() * (gap - spacing)
             targets = [s] if cluster_of[s] else []
-            targets += [
-                nb[k] for k in range(ptr[s], ptr[s + 1]) if dist[k] < reach and cluster_of[nb[k]]
-            ]
+            for k in range(ptr[s], ptr[s + 1]):
+                if dist[k] < reach and cluster_of[nb[k]]:
+                    targets.append(nb[k])
         if not targets:
             continue
         # Rank order, not neighbour-list order (which follows the input order): which
         # member re-seeds a cluster depends on the order its stations go.
-        targets = sorted((i for i in targets if not exempt[i]), key=rank.__getitem__)
-        removed: list[int] = []
+        givable = []
         for i in targets:
+            if not exempt[i]:
+                givable.append(i)
+        givable.sort(key=by_rank)
+        removed: list[int] = []
+        for i in givable:
             if cluster_of[i]:
                 removed.extend(state.remove(i))
-        if any(exempt[i] for i in removed):  # a cluster fell apart around a transit station
+        transit_gone = False
+        for i in removed:
+            transit_gone = transit_gone or bool(exempt[i])
+        if transit_gone:  # a cluster fell apart around a transit station
             state.undo(0)
             journal.clear()
             continue
@@ -812,15 +852,21 @@ def _search(
                 j = nb[k]
                 if dist[k] < gap and not cluster_of[j] and rank[j] < n:
                     free_set.add(j)
-        free = sorted(free_set, key=rank.__getitem__)
+        free = sorted(free_set, key=by_rank)
         mode = rng.randrange(3)
         if mode == 0:
             rng.shuffle(free)
         elif mode == 1:
-            keys = {j: rank[j] + rng.random() * noise for j in free}
+            keys = {}
+            for j in free:
+                keys[j] = rank[j] + rng.random() * noise
             free.sort(key=keys.__getitem__)
-        else:
-            free.sort(key=lambda j: (crowd[j], rank[j]))
+        else:  # least crowded first, then by rank (ranks differ: no ties left)
+            keyed = []
+            for j in free:
+                keyed.append((crowd[j], rank[j], j))
+            keyed.sort()
+            free = [key[2] for key in keyed]
         for j in free:
             if not cluster_of[j]:
                 c, seed_c = state.fits(j)
@@ -835,7 +881,11 @@ def _search(
         journal.clear()
     state.journal = None
     # Plateau moves often give up and take back the same stations: only net changes count.
-    return {a for a, was in was_station.items() if was != bool(cluster_of[a])}
+    changed: set[int] = set()
+    for a, was in was_station.items():
+        if was != bool(cluster_of[a]):
+            changed.add(a)
+    return changed
 
 
 def _improve_by_swaps(state: _Selection, order: list[int], changed: set[int] | None = None) -> None:
@@ -848,16 +898,13 @@ def _improve_by_swaps(state: _Selection, order: list[int], changed: set[int] | N
     Transit stations are never given up; a seed may be, where another member
     re-centres the rest (:meth:`_Selection.remove`).
     """
-    rank = state.rank
+    rank, by_rank = state.rank, state.rank_list.__getitem__
     n = len(rank)
-    gap = state.rules.cluster_gap_m
-    cap = state.rules.max_per_cluster
+    gap, cap = state.gap, state.cap
     cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
     journal: list[tuple[int, int, int, int]] = []
     state.journal = journal
-    todo = (
-        [i for i in reversed(order) if cluster_of[i]] if changed is None else _near(state, changed)
-    )
+    todo = _worst_first(state, order) if changed is None else _near(state, changed)
     while todo:
         swapped: set[int] = set()
         for b in todo:
@@ -893,7 +940,7 @@ def _improve_by_swaps(state: _Selection, order: list[int], changed: set[int] | N
                 state.undo(0)
                 journal.clear()
                 continue
-            for j in sorted(freed, key=rank.__getitem__):
+            for j in sorted(freed, key=by_rank):
                 c_j, seed_j = state.fits(j)
                 if c_j >= 0:
                     state.add(j, c_j, seed_j)
@@ -921,13 +968,13 @@ def _improve_ranks(state: _Selection, order: list[int]) -> None:
     stations near the previous pass's trades are tried again (as in the swaps). Transit
     stations stay.
     """
-    rank = state.rank
+    rank, by_rank = state.rank, state.rank_list.__getitem__
     n = len(rank)
-    gap = state.rules.cluster_gap_m
+    gap = state.gap
     cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
     journal: list[tuple[int, int, int, int]] = []
     state.journal = journal
-    todo = [i for i in reversed(order) if cluster_of[i]]
+    todo = _worst_first(state, order)
     while todo:
         traded: set[int] = set()
         for b in todo:
@@ -954,12 +1001,12 @@ def _improve_ranks(state: _Selection, order: list[int]) -> None:
                 state.undo(0)
                 journal.clear()
                 continue
-            freed = {
-                j
-                for k in range(ptr[b], ptr[b + 1])
-                if dist[k] < gap and not cluster_of[(j := nb[k])] and rank[j] < n
-            }
-            for j in sorted(freed | {b}, key=rank.__getitem__):
+            freed = {b}
+            for k in range(ptr[b], ptr[b + 1]):
+                j = nb[k]
+                if dist[k] < gap and not cluster_of[j] and rank[j] < n:
+                    freed.add(j)
+            for j in sorted(freed, key=by_rank):
                 if not cluster_of[j]:
                     c_j, seed_j = state.fits(j)
                     if c_j >= 0:
@@ -979,6 +1026,16 @@ def _improve_ranks(state: _Selection, order: list[int]) -> None:
     state.journal = None
 
 
+def _worst_first(state: _Selection, order: list[int]) -> list[int]:
+    """The stations, worst-ranked first."""
+    cluster_of = state.cluster_of
+    stations = []
+    for i in reversed(order):
+        if cluster_of[i]:
+            stations.append(i)
+    return stations
+
+
 def _touched(journal: list[tuple[int, int, int, int]]) -> list[int]:
     """Candidates added to or removed from the map by the journalled changes."""
     return [a for op, a, _, _ in journal if op == _ADD or op == _REMOVE]
@@ -986,8 +1043,8 @@ def _touched(journal: list[tuple[int, int, int, int]]) -> list[int]:
 
 def _near(state: _Selection, changed: set[int]) -> list[int]:
     """Stations within twice the gap (two neighbour hops) of ``changed``, worst-ranked first."""
-    gap = state.rules.cluster_gap_m
-    cluster_of, nb, dist, ptr, rank = state.cluster_of, state.nb, state.dist, state.ptr, state.rank
+    gap = state.gap
+    cluster_of, nb, dist, ptr = state.cluster_of, state.nb, state.dist, state.ptr
     hop = set(changed)
     for i in changed:
         for k in range(ptr[i], ptr[i + 1]):
@@ -1000,19 +1057,19 @@ def _near(state: _Selection, changed: set[int]) -> list[int]:
         for k in range(ptr[i], ptr[i + 1]):
             if dist[k] < gap and cluster_of[nb[k]]:
                 near.add(nb[k])
-    return sorted(near, key=rank.__getitem__, reverse=True)
+    return sorted(near, key=state.rank_list.__getitem__, reverse=True)
 
 
 def selection_result(state: _Selection, order: list[int]) -> SpacingResult:
     """The :class:`SpacingResult` of a finished selection, clusters numbered in ``order``."""
-    cluster_of = _renumber(np.asarray(state.cluster_of, np.int64), order)
+    cluster_of = _renumber(np.array(state.cluster_of, np.int64), order)
     seed = np.zeros(len(cluster_of), bool)
     seed[[s for s in state.seeds[1:] if s >= 0]] = True
     return SpacingResult(
         kept=cluster_of > 0,
         cluster_id=cluster_of,
         reason=np.asarray(state.reason, dtype=object),
-        conflict=np.asarray(state.conflict, np.int64),
+        conflict=np.array(state.conflict, np.int64),
         seed=seed & (cluster_of > 0),
     )
 
