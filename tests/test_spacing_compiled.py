@@ -68,6 +68,33 @@ def test_the_source_loads_as_python(pure):
     assert pure.__file__ == str(SOURCE)
 
 
+def test_the_compiled_selection_reads_c_arrays(pure, sioux_candidates):
+    # spacing.pxd typed the build: the selection is an extension type (no __dict__) whose
+    # columns are typed memoryviews of array.array buffers; as Python they are lists.
+    x, y, scale, order = _inputs(sioux_candidates)
+    transit = sioux_candidates["transit"].to_numpy(bool)
+    rules = dict(cluster_radius_m=402, max_per_cluster=0)
+    python_state = pure._Selection.empty(
+        pure.NeighbourIndex(x, y, scale, 1000), pure.SpacingRules(**rules), transit
+    )
+    assert isinstance(python_state.near, list) and isinstance(python_state.dist, list)
+    if not spacing.IS_COMPILED:
+        return  # (test_the_build_compiles_the_core_where_it_can says when it must be)
+    index = spacing.NeighbourIndex(x, y, scale, 1000)
+    state = spacing._Selection.empty(index, spacing.SpacingRules(**rules), transit)
+    assert not hasattr(state, "__dict__")
+    for name, code in [("near", "q"), ("cluster_of", "q"), ("nb", "q"), ("dist", "d")]:
+        column = getattr(state, name)
+        assert type(column).__name__ == "_memoryviewslice", name
+        assert column.base.typecode == code, name
+    # Both hold the same numbers: the index's neighbours, and no station yet.
+    assert list(state.nb) == python_state.nb and list(state.dist) == python_state.dist
+    assert not any(state.near) and not any(state.cluster_of)
+    state.add(int(order[0]), 0)
+    python_state.add(int(order[0]), 0)
+    assert list(state.near) == python_state.near and list(state.close) == python_state.close
+
+
 def _inputs(candidates):
     lon, lat = candidates.geometry.x.to_numpy(), candidates.geometry.y.to_numpy()
     frame = LocalFrame.for_bounds(tuple(candidates.total_bounds))
