@@ -224,7 +224,7 @@ def run() -> None:
     :func:`main`, then a quick exit. A command that made a large map leaves millions of
     objects, which the interpreter would free one by one as it shuts down: 0.07-0.09 s
     after ``generate`` at 10k-50k candidates (from the end of :func:`main` to the end of
-    the process), the operating system doing the same at once when the process ends. So once a command has
+    the process), where the operating system frees them at once. So once a command has
     ended with an exit code, the standard streams are flushed, the ``atexit`` functions
     run, and the process ends there (as mypy's does). Where that might lose something --
     another thread still running, an exit message in place of a code, a stream that

@@ -841,7 +841,9 @@ def _search(
                 removed.extend(state.remove(i))
         transit_gone = False
         for i in removed:
-            transit_gone = transit_gone or bool(exempt[i])
+            if exempt[i]:
+                transit_gone = True
+                break
         if transit_gone:  # a cluster fell apart around a transit station
             state.undo(0)
             journal.clear()
