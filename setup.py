@@ -1,12 +1,12 @@
 """Build hook: the package is pure Python, and its spacing core is also compiled by Cython.
 
-The compiled module is ``stations_generator/core/spacing.py`` itself, compiled with the C
+The compiled module is ``stations_generator/core/stationmap/spacing.py`` itself, compiled with the C
 types that ``spacing.pxd`` beside it declares (Cython's "augmenting .pxd": the ``.py``
 stays plain Python): the same stations, about five times faster than the plain source runs on
 large maps (``bench/bench_spacing.py``). Where no C compiler is at hand, or
 ``STATIONS_GENERATOR_PURE_PYTHON=1`` is set, the extension is skipped and the same code
 runs as Python. The build records the SHA-256 of each compiled source and its ``.pxd``
-in ``stations_generator/core/compiled_sources.json``, so the tests can tell a compiled
+in ``stations_generator/core/stationmap/compiled_sources.json``, so the tests can tell a compiled
 module that no longer matches its source (an editable install after an edit:
 ``pip install -e .`` again).
 """
@@ -23,8 +23,8 @@ from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
 #: Modules compiled by Cython (each stays importable as plain Python too).
-COMPILED = ["stations_generator/core/spacing.py"]
-RECORD = ROOT / "stations_generator" / "core" / "compiled_sources.json"
+COMPILED = ["stations_generator/core/stationmap/spacing.py"]
+RECORD = ROOT / "stations_generator" / "core" / "stationmap" / "compiled_sources.json"
 #: Checks a compiled loop would otherwise make on every array access: the indices come
 #: from the neighbour index itself, and the typed arrays are set in ``__init__``.
 DIRECTIVES = {
@@ -53,8 +53,6 @@ def _remove_compiled() -> None:
 
 def compiled_extensions() -> list:
     RECORD.unlink(missing_ok=True)  # written again below, only for a compiled build
-    for stale in ROOT.glob("stations_generator/core/*__mypyc*.so"):
-        stale.unlink()  # the helper module of the mypyc build this one replaced
     if os.environ.get("STATIONS_GENERATOR_PURE_PYTHON", "") not in ("", "0"):
         _remove_compiled()
         return []

@@ -145,7 +145,7 @@ def floor_times(path: Path) -> dict[str, float]:
 
 def probe(extract: Path, unfiltered: bool) -> None:
     """Print the decode times and the read_points times of ``extract`` (CPU seconds)."""
-    from stations_generator.catalogue import load_catalogue
+    from stations_generator.core.catalogue import load_catalogue
     from stations_generator.osm import extracts
 
     bare, located = decode_times(extract)

@@ -15,10 +15,10 @@ greedy -- ``core/spacing.py``, timed on its own -- the rest of the station map, 
 output files, writing them and swapping them in), with the load average.
 
 With two cores, large maps put part of the work in forked children
-(``stations_generator/forked.py``); the wall times include that, and the CPU column is
+(``stations_generator/app/forked.py``); the wall times include that, and the CPU column is
 the process's with its children's. ``STATIONS_GENERATOR_SERIAL=1`` measures one process.
 An OSM file of 512 KiB or more is then read in two halves that also make the candidates
-(``stations_generator/read_in_two.py``): its candidates table is in the reading stage.
+(``stations_generator/app/read_in_two.py``): its candidates table is in the reading stage.
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ finally:
     add("whole process (after interpreter start)", t0)
     import resource
     forked = resource.getrusage(resource.RUSAGE_CHILDREN)
-    times["forked children (stations_generator/forked.py), CPU"] = (
+    times["forked children (stations_generator/app/forked.py), CPU"] = (
         forked.ru_utime + forked.ru_stime, 0.0)
     print("STAGES " + json.dumps(times))
 """

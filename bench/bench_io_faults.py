@@ -113,10 +113,10 @@ def leftovers(folder: Path) -> bool:
 
 def write_phase(folder: Path, files: dict[str, bytes]) -> None:
     """What the checkout's ``generate`` does once its files are rendered."""
-    from stations_generator.export import atomic
+    from stations_generator.formats import atomic
 
     if hasattr(atomic, "output_set"):
-        from stations_generator.generate import GENERATE_FILES
+        from stations_generator.app.generate import GENERATE_FILES
 
         with atomic.output_set(folder, GENERATE_FILES) as out:
             for name, data in files.items():
@@ -128,7 +128,7 @@ def write_phase(folder: Path, files: dict[str, bytes]) -> None:
 
 def recover(folder: Path) -> None:
     """What the next run or reader in the folder does first, where the checkout has it."""
-    from stations_generator.export import atomic
+    from stations_generator.formats import atomic
 
     if hasattr(atomic, "settle"):
         atomic.settle(folder)

@@ -129,7 +129,7 @@ def build(folder: Path) -> Path:
     }
     path = folder / "game.json"
     path.write_text(json.dumps(game))
-    from stations_generator.gamefile import load_game
+    from stations_generator.app.gamefile import load_game
 
     g = load_game(path).game
     words = {
@@ -189,10 +189,10 @@ def breakdown(game: Path) -> dict:
                 read["calls"] += 1
 
         setattr(module, name, timed)
+    from stations_generator.app.gamefile import load_game
     from stations_generator.commands.questions import elimination_geojson, zones_geojson
-    from stations_generator.core.questions import AreaQuestion
-    from stations_generator.export.geojson import dumps_geojson
-    from stations_generator.gamefile import load_game
+    from stations_generator.core.questions.geometry import AreaQuestion
+    from stations_generator.formats.geojson import dumps_geojson
 
     t0 = time.perf_counter()
     g = load_game(game).game
@@ -201,7 +201,7 @@ def breakdown(game: Path) -> dict:
     remaining = g.play_area
     import shapely
 
-    from stations_generator.core.shapes import polygonal
+    from stations_generator.core.geo.shapes import polygonal
 
     for q in g.questions:
         t = time.perf_counter()

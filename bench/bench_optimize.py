@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 def _sioux():
     from stations_generator import elements_to_candidates, load_catalogue, parse_play_window
+    from stations_generator.formats.playarea import load_polygons
     from stations_generator.osm.sources import read_files
-    from stations_generator.playarea import load_polygons
 
     catalogue = load_catalogue()
     area = load_polygons(ROOT / "zones/sioux-falls.geojson", lambda _msg: None)
@@ -44,8 +44,8 @@ def _sioux():
 
 def _liechtenstein():
     from stations_generator import elements_to_candidates, load_catalogue, parse_play_window
+    from stations_generator.formats.playarea import load_polygons
     from stations_generator.osm.sources import read_files
-    from stations_generator.playarea import load_polygons
 
     catalogue = load_catalogue()
     area = load_polygons(ROOT / "zones/liechtenstein.geojson", lambda _msg: None)
@@ -59,7 +59,7 @@ def _liechtenstein():
 def _map_case(name, loader, radius, cap, limit):
     """A case through build_station_map (the CLI's path), timing its two steps."""
     from stations_generator import StationMapOptions, build_station_map
-    from stations_generator.core import stationmap
+    from stations_generator.core.stationmap import build as stationmap
 
     area, cands, water = loader()
     spent = {"optimize_s": 0.0}
@@ -115,11 +115,15 @@ def _tiled_case(name, n, radius, cap, limit):
     """The tiled benchmark through the core directly (as bench_spacing.py does)."""
     from bench_spacing import tiled_candidates
 
-    from stations_generator.core.dedupe import find_duplicates
-    from stations_generator.core.geodesy import LocalFrame
-    from stations_generator.core.optimize import optimize_stations
-    from stations_generator.core.ranking import rank_order
-    from stations_generator.core.spacing import NeighbourIndex, SpacingRules, select_stations
+    from stations_generator.core.geo.geodesy import LocalFrame
+    from stations_generator.core.stationmap.dedupe import find_duplicates
+    from stations_generator.core.stationmap.optimize import optimize_stations
+    from stations_generator.core.stationmap.ranking import rank_order
+    from stations_generator.core.stationmap.spacing import (
+        NeighbourIndex,
+        SpacingRules,
+        select_stations,
+    )
 
     cands = tiled_candidates(n)
     frame = LocalFrame.for_bounds(tuple(cands.total_bounds))

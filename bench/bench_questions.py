@@ -178,8 +178,8 @@ def long_line() -> None:
     import shapely
     from shapely.geometry import box
 
-    from stations_generator.core.questions import MeasuringQuestion
-    from stations_generator.core.shapes import AzimuthalFrame, densify_line
+    from stations_generator.core.geo.shapes import AzimuthalFrame, densify_line
+    from stations_generator.core.questions.geometry import MeasuringQuestion
     from stations_generator.osm.extracts import read_lines
 
     lines = read_lines(

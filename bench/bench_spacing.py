@@ -60,11 +60,11 @@ def tiled_candidates(n: int):
 def run_one(n: int) -> dict:
     import numpy as np
 
-    from stations_generator.core.dedupe import find_duplicates
-    from stations_generator.core.density import nearby_counts
-    from stations_generator.core.geodesy import LocalFrame
-    from stations_generator.core.ranking import rank_order
-    from stations_generator.core.spacing import (
+    from stations_generator.core.geo.geodesy import LocalFrame
+    from stations_generator.core.stationmap.dedupe import find_duplicates
+    from stations_generator.core.stationmap.density import nearby_counts
+    from stations_generator.core.stationmap.ranking import rank_order
+    from stations_generator.core.stationmap.spacing import (
         IS_COMPILED,
         NeighbourIndex,
         SpacingRules,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stations_generator.export.geojson import dumps_geojson, polygon_rings
+from stations_generator.formats.geojson import dumps_geojson, polygon_rings
 from stations_generator.osm.extracts import read_areas
 
 ROOT = Path(__file__).resolve().parent.parent

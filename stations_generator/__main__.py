@@ -1,3 +1,3 @@
-from .cli import run
+from stations_generator.cli import run
 
 run()

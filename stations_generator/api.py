@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the heavy modules load on first use
     from shapely.geometry.base import BaseGeometry
 
-    from .core.game import Elimination, Game, ZoneCheck, ZoneStatus
-    from .core.stationmap import StationMap
-    from .osm.sources import OsmData
+    from stations_generator.core.questions.game import Elimination, Game, ZoneCheck, ZoneStatus
+    from stations_generator.core.stationmap.build import StationMap
+    from stations_generator.osm.sources import OsmData
 
 __all__ = [
     "GameResult",
@@ -106,7 +106,7 @@ class PlayArea:
     @property
     def area_km2(self) -> float:
         """The polygon's geodesic area in km² (before water and exclusions)."""
-        from .core.geodesy import geodesic_area_km2
+        from stations_generator.core.geo.geodesy import geodesic_area_km2
 
         return geodesic_area_km2(self.polygon)
 
@@ -148,7 +148,7 @@ class GameResult:
 
     def summary(self) -> list[str]:
         """The table ``questions apply`` prints."""
-        from .games import summary_table
+        from stations_generator.app.games import summary_table
 
         return summary_table(self.game, self.elimination, self.zones)
 
@@ -183,7 +183,7 @@ class _Console:
 
 
 def _request(**fields: Any):
-    from .generate import GenerateRequest
+    from stations_generator.app.generate import GenerateRequest
 
     return GenerateRequest(**fields)
 
@@ -238,9 +238,9 @@ def read_play_area(
     InputError, NoDataError, NetworkError
         With the message the command line prints.
     """
-    from .errors import InputError
-    from .generate import read_area
-    from .playarea import load_polygons, parse_polygons
+    from stations_generator.app.generate import read_area
+    from stations_generator.errors import InputError
+    from stations_generator.formats.playarea import load_polygons, parse_polygons
 
     given = [s for s in (source, place, osm_relation) if s is not None]
     if len(given) != 1:
@@ -311,7 +311,7 @@ def load_osm(
     -------
     OsmLayers
     """
-    from .generate import load_data, select_catalogue
+    from stations_generator.app.generate import load_data, select_catalogue
 
     request = _request(
         play_area=None,
@@ -397,9 +397,9 @@ def make_station_map(
     StationMap
         ``stations`` and ``candidates`` GeoDataFrames, the net area, the rules used.
     """
-    from .core.optimize import DEFAULT_TIME_LIMIT_S
-    from .errors import InputError
-    from .generate import build, select_catalogue
+    from stations_generator.app.generate import build, select_catalogue
+    from stations_generator.core.stationmap.optimize import DEFAULT_TIME_LIMIT_S
+    from stations_generator.errors import InputError
 
     if search is not None and (
         isinstance(search, bool) or not isinstance(search, int) or search < 0
@@ -437,7 +437,7 @@ def make_station_map(
 
 def summary(station_map: StationMap) -> list[str]:
     """The summary lines ``generate`` prints (stations, game size, cap, closest pair)."""
-    from .generate import summary_lines
+    from stations_generator.app.generate import summary_lines
 
     return summary_lines(station_map)
 
@@ -461,7 +461,7 @@ def write_station_map(
     list of Path
         The files written.
     """
-    from .generate import output_texts, write_outputs
+    from stations_generator.app.generate import output_texts, write_outputs
 
     title = name or station_map.settings.get("name", "play-area")
     texts = output_texts(station_map, title, explain=explain, html_map=html_map)
@@ -493,8 +493,8 @@ def read_game(
     -------
     Game
     """
-    from .commands.questions import _sources
-    from .games import load
+    from stations_generator.app.games import load
+    from stations_generator.commands.questions import _sources
 
     s = overpass or OverpassSettings()
     options = {
@@ -514,9 +514,9 @@ def read_game(
 def apply_game(game: Game, *, warn: Warn | None = None) -> GameResult:
     """Apply every recorded answer: the area each question removed, what remains, and
     each hiding zone's status (what ``questions apply`` computes)."""
-    from .core.questions import QuestionError
-    from .errors import InputError
-    from .games import game_title
+    from stations_generator.app.games import game_title
+    from stations_generator.core.questions.geometry import QuestionError
+    from stations_generator.errors import InputError
 
     try:
         game.validate()
@@ -536,8 +536,8 @@ def write_game_result(
 ) -> list[Path]:
     """Write remaining.geojson and zones.geojson (and elimination.html with ``html_map``),
     as one output set (as :func:`write_station_map`)."""
-    from .export.atomic import output_set
-    from .games import APPLY_FILES, apply_texts
+    from stations_generator.app.games import APPLY_FILES, apply_texts
+    from stations_generator.formats.atomic import output_set
 
     texts = apply_texts(
         result.game, result.elimination, result.zones, html_map=html_map, title=result.title
@@ -553,7 +553,7 @@ def check_zone(
 ) -> ZoneCheck:
     """Is a hiding zone still valid? ``station`` is an id (``node/123``) or name; ``at``
     is a (lat, lon) centre. The result names each question that rules the zone out."""
-    from .games import check_zone as check
+    from stations_generator.app.games import check_zone as check
 
     point = None if at is None else (float(at[1]), float(at[0]))
     label = "" if at is None else f"{at[0]},{at[1]}"
@@ -565,7 +565,7 @@ def hider_answers(
 ) -> list[dict[str, Any]]:
     """Every question answered truthfully for a hider at ``hider`` = (lat, lon): one dict
     per question with ``label``, ``answer``, ``value`` and the ``recorded`` answer."""
-    from .games import hider_answers as answers
+    from stations_generator.app.games import hider_answers as answers
 
     lat, lon = float(hider[0]), float(hider[1])
     return answers(game, lon, lat, station, label=f"{lat},{lon}")
@@ -578,12 +578,12 @@ def map_html(
     the rejected candidates' layer of ``--explain``) or of a game (``questions apply
     --map``): one self-contained page (Leaflet inlined; only map tiles load online)."""
     if isinstance(result, GameResult):
-        from .games import elimination_page
+        from stations_generator.app.games import elimination_page
 
         return elimination_page(
             result.game, result.elimination, result.zones, title or result.title
         )
-    from .generate import station_map_page
+    from stations_generator.app.generate import station_map_page
 
     name = title or result.settings.get("name", "play-area")
     return station_map_page(result, name, candidates=candidates)
@@ -599,7 +599,7 @@ def share_link(
     hiding radius. ``zone_options`` are the app's Overpass filters of the hiding stations
     [default: the app's ``[railway=station]``]. :func:`read_game` reads such a link back
     from a text file."""
-    from . import taibeled
+    from stations_generator.formats import taibeled
 
     state = taibeled.TaibeledState(
         play_area=game.play_area,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from .errors import UserError
-from .params import METRES, SECONDS, overpass_options
+from stations_generator.commands.params import METRES, SECONDS, overpass_options
+from stations_generator.errors import UserError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -89,7 +89,7 @@ LAZY_COMMANDS = {
     "calibrate": "stations_generator.commands.play:calibrate",
     "extract": "stations_generator.commands.extract:extract",
     # Het Jachtseizoen board game (issue 14): generate, play, track, simulate.
-    "board": "stations_generator.board.commands:board",
+    "board": "stations_generator.commands.board:board",
     "serve": "stations_generator.commands.serve:serve",
 }
 
@@ -181,7 +181,7 @@ def click_error_line(exc: click.ClickException) -> str:
 def spacing_core_build() -> str:
     """How the installed spacing core runs: ``"compiled (Cython)"`` or ``"Python"`` (without
     importing it: ``--version`` stays light)."""
-    spec = importlib.util.find_spec("stations_generator.core.spacing")
+    spec = importlib.util.find_spec("stations_generator.core.stationmap.spacing")
     origin = (spec.origin or "") if spec is not None else ""
     return "Python" if origin.endswith(".py") else "compiled (Cython)"
 
@@ -190,7 +190,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     if not value or ctx.resilient_parsing:
         return
     # The build says how fast the spacing core is (setup.py compiles it where it can).
-    from . import __version__
+    from stations_generator import __version__
 
     click.echo(f"stations-generator, version {__version__} (spacing core: {spacing_core_build()})")
     ctx.exit()
@@ -506,8 +506,8 @@ def generate(
       stations-generator generate zones/sioux-falls.geojson \\
         --osm examples/sioux-falls/pois.json --water examples/sioux-falls/water.json -o out/sioux-falls
     """
-    from .core.optimize import DEFAULT_TIME_LIMIT_S
-    from .generate import GenerateRequest, run_generate
+    from stations_generator.app.generate import GenerateRequest, run_generate
+    from stations_generator.core.stationmap.optimize import DEFAULT_TIME_LIMIT_S
 
     sources = [s for s in (play_area, osm_relation, place) if s is not None]
     if len(sources) != 1:

@@ -19,7 +19,7 @@ from stations_generator.board.model import Board
 from stations_generator.board.osmdata import extract_extent, features_from_extract
 from stations_generator.board.rules import HouseRules, load_cards
 from stations_generator.board.terrain import Thresholds
-from stations_generator.playarea import parse_polygons
+from stations_generator.formats.playarea import parse_polygons
 
 EXTRACTS = Path(__file__).resolve().parent / "data" / "osm-extracts"
 

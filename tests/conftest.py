@@ -103,7 +103,7 @@ def pure_spacing():
     import importlib.util
     import sys
 
-    from stations_generator.core import spacing
+    from stations_generator.core.stationmap import spacing
 
     name = "stations_generator.core._spacing_as_python"
     source = Path(spacing.__file__).with_name("spacing.py")

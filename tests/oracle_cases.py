@@ -267,9 +267,9 @@ def _wrap_geometry(geom, centre: float):
 
 
 def build(case: Case, folder: Path) -> Built:
-    from stations_generator.core.antimeridian import join_antimeridian
-    from stations_generator.gamefile import OsmContext, question_from_dict
-    from stations_generator.playarea import load_polygons, parse_polygons
+    from stations_generator.app.gamefile import OsmContext, question_from_dict
+    from stations_generator.core.geo.antimeridian import join_antimeridian
+    from stations_generator.formats.playarea import load_polygons, parse_polygons
 
     if case.area is None:
         area = load_polygons(HERE.parent / "zones" / f"{case.name}.geojson")
@@ -359,11 +359,11 @@ def _w(b: Built, p: dict) -> tuple[float, float]:
 
 def answers(b: Built, raw: dict, q) -> list:
     """Every answer to check: both for yes/no questions, each candidate and "not within" for tentacles."""
-    from stations_generator.core.questions import NOT_WITHIN
+    from stations_generator.core.questions.geometry import NOT_WITHIN
 
     if raw["type"] == "tentacles":
         places = _subject_places(b, raw["subject"])
-        from stations_generator.gamefile import parse_distance
+        from stations_generator.app.gamefile import parse_distance
 
         s = _w(b, raw["seeker"])
         _, _, d = oracle.inv(s[0], s[1], places.lons, places.lats)
@@ -374,8 +374,8 @@ def answers(b: Built, raw: dict, q) -> list:
 
 def truth(b: Built, raw: dict, answer, lons, lats) -> oracle.Truth:
     """What the oracle says for ``answer`` at the points."""
-    from stations_generator.core.questions import NOT_WITHIN
-    from stations_generator.gamefile import parse_distance
+    from stations_generator.app.gamefile import parse_distance
+    from stations_generator.core.questions.geometry import NOT_WITHIN
 
     kind = raw["type"]
     if kind == "radius":

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from conftest import REPO
 
 from stations_generator.cli import main
-from stations_generator.playarea import load_polygons
+from stations_generator.formats.playarea import load_polygons
 
 LIECHTENSTEIN = REPO / "zones" / "liechtenstein.geojson"
 EXTRACT = REPO / "tests" / "data" / "osm-extracts" / "liechtenstein-2013-08.osm.pbf"

@@ -29,7 +29,7 @@ from conftest import REPO, SIOUX
 
 from stations_generator.cli import Console, Group, main
 from stations_generator.commands.maps import map_command
-from stations_generator.export.folium_map import (
+from stations_generator.pages.folium_map import (
     LEGEND_ID,
     PIN_CLASS,
     read_station_file,
@@ -284,7 +284,7 @@ def test_page_has_no_remote_script_or_style(site):
 
 
 def test_elimination_map_in_chromium(site, browser, tmp_path):
-    from stations_generator.export.elimination_map import LEGEND_ID as ELIMINATION_LEGEND
+    from stations_generator.pages.elimination_map import LEGEND_ID as ELIMINATION_LEGEND
 
     base, folder = site
     zones = json.loads((folder / "game" / "zones.geojson").read_text())["features"]

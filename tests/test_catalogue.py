@@ -9,7 +9,7 @@ import pytest
 from conftest import SIOUX
 
 from stations_generator import load_catalogue
-from stations_generator.catalogue import Clause
+from stations_generator.core.catalogue import Clause
 from stations_generator.errors import InputError
 
 # The peer's (ramblin-dev/rural-jet-lag) tiers, DESIGN.md §1 / §2.

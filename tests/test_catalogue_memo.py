@@ -6,7 +6,7 @@ import json
 
 from conftest import EXTRACTS, SIOUX
 
-from stations_generator.catalogue import load_catalogue
+from stations_generator.core.catalogue import load_catalogue
 from stations_generator.osm.extracts import read_points
 
 

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from conftest import REPO, SIOUX
 
 from stations_generator.cli import main
-from stations_generator.export.csv import PEER_COLUMNS
-from stations_generator.export.geojson import validate_rfc7946
+from stations_generator.formats.csv import PEER_COLUMNS
+from stations_generator.formats.geojson import validate_rfc7946
 
 ZONE = REPO / "zones" / "sioux-falls.geojson"
 OFFLINE = ["--osm", str(SIOUX / "pois.json"), "--water", str(SIOUX / "water.json")]
@@ -310,7 +310,7 @@ def test_cycle_collector_paused_while_building_and_restored(tmp_path, monkeypatc
     and turns it back on after a run, and after a run that fails on bad input."""
     import gc
 
-    from stations_generator import generate as generate_module
+    from stations_generator.app import generate as generate_module
 
     seen = []
     real_build = generate_module.build

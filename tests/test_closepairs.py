@@ -13,10 +13,10 @@ import pytest
 from conftest import EXTRACTS
 from scipy.spatial import cKDTree
 
-from stations_generator.core import closepairs
-from stations_generator.core.density import nearby_counts
-from stations_generator.core.geodesy import LocalFrame
-from stations_generator.core.spacing import NeighbourIndex
+from stations_generator.core.geo import closepairs
+from stations_generator.core.geo.geodesy import LocalFrame
+from stations_generator.core.stationmap.density import nearby_counts
+from stations_generator.core.stationmap.spacing import NeighbourIndex
 
 
 @pytest.fixture(scope="module", params=["sioux-falls", "liechtenstein"])

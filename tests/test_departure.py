@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stations_generator.core.departure import (
+from stations_generator.core.play.departure import (
     DEFAULT_TABLE,
     DEFAULT_TABLE_SPEC,
     DepartureTable,

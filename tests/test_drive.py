@@ -13,8 +13,9 @@ import osmnx as ox
 import pytest
 from conftest import EXTRACTS
 
-from stations_generator.core.departure import expected_wait
-from stations_generator.core.drive import (
+from stations_generator.core.geo.geodesy import geodesic_distance
+from stations_generator.core.play.departure import expected_wait
+from stations_generator.core.play.drive import (
     GREAT_CIRCLE_SPEED_KPH,
     GreatCircleDriveTimes,
     RoadDriveTimes,
@@ -27,11 +28,10 @@ from stations_generator.core.drive import (
     ride_request,
     sample_pairs,
 )
-from stations_generator.core.geodesy import geodesic_distance
-from stations_generator.core.routes import plan_itinerary
+from stations_generator.core.play.routes import plan_itinerary
 from stations_generator.errors import InputError, NoDataError
+from stations_generator.formats.stationfile import read_station_map
 from stations_generator.osm.roads import DRIVABLE_HIGHWAYS, is_drivable, read_drive_graph
-from stations_generator.stationfile import read_station_map
 
 HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
 KOUVOLA = EXTRACTS / "kouvola-test.osm.pbf"

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from shapely.geometry import MultiPoint, Point, Polygon
 from shapely.geometry.polygon import orient
 
-from stations_generator.export import atomic
-from stations_generator.export.atomic import atomic_write_bytes, atomic_write_text
-from stations_generator.export.csv import PEER_COLUMNS, stations_csv, write_stations_csv
-from stations_generator.export.geojson import (
+from stations_generator.formats import atomic
+from stations_generator.formats.atomic import atomic_write_bytes, atomic_write_text
+from stations_generator.formats.csv import PEER_COLUMNS, stations_csv, write_stations_csv
+from stations_generator.formats.geojson import (
     COORD_DECIMALS,
     candidates_feature_collection,
     dumps_geojson,
@@ -31,7 +31,7 @@ from stations_generator.export.geojson import (
     validate_rfc7946,
     write_geojson,
 )
-from stations_generator.export.kml import KML_NS, stations_kml, write_kml
+from stations_generator.formats.kml import KML_NS, stations_kml, write_kml
 
 SIOUX = Path(__file__).resolve().parent.parent / "examples" / "sioux-falls"
 PEER_CSV = SIOUX / "peer-output.csv"

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from conftest import EXTRACTS, REPO
 from tiled_osm import write_tiles
 
-from stations_generator.catalogue import load_catalogue
 from stations_generator.cli import main
+from stations_generator.core.catalogue import load_catalogue
 from stations_generator.osm import extracts, layers
 from stations_generator.osm.extract_cache import ExtractCache, file_identity
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import EXTRACTS
 
-from stations_generator.catalogue import load_catalogue
+from stations_generator.core.catalogue import load_catalogue
 from stations_generator.osm import extracts
 from stations_generator.osm.routes import TRANSIT_ROUTES, read_routes
 
@@ -61,7 +61,7 @@ def test_catalogue_prefilter_is_implied_by_keeps():
 
 
 def test_catalogue_fingerprint_follows_the_match_clauses():
-    from stations_generator.catalogue import Catalogue
+    from stations_generator.core.catalogue import Catalogue
 
     catalogue = load_catalogue()
     same = Catalogue(catalogue.categories.values())
@@ -74,7 +74,7 @@ def _regex_consulate_catalogue():
     """The shipped catalogue with consulate as a regex (no exact pair): a bare key."""
     import dataclasses
 
-    from stations_generator.catalogue import Catalogue, Clause
+    from stations_generator.core.catalogue import Catalogue, Clause
 
     cats = [
         dataclasses.replace(c, match=((Clause.parse("diplomatic~^consulate"),),))

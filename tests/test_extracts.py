@@ -13,8 +13,8 @@ import shapely
 from pyproj import Geod
 from shapely.geometry import LineString, MultiPolygon, Polygon
 
+from stations_generator.core.elements import OsmElement
 from stations_generator.errors import InputError
-from stations_generator.osm.elements import OsmElement
 from stations_generator.osm.extracts import (
     EXTRACT_SUFFIXES,
     WATER_TAGS,

@@ -210,7 +210,7 @@ def liechtenstein_map(tmp_path_factory) -> Path:
 
 @pytest.mark.slow
 def test_calibrate_suggests_monotone_paste_ready_tiers(liechtenstein_map, tmp_path):
-    from stations_generator.core.density import parse_tiers
+    from stations_generator.core.stationmap.density import parse_tiers
 
     result = run("calibrate", liechtenstein_map, "--osm", EXTRACT, "--transit-in-play",
                  "--pairs", 80, "-o", tmp_path / "cal")  # fmt: skip

@@ -14,7 +14,12 @@ from conftest import REPO, SIOUX
 from stations_generator import InputError, build_station_map
 from stations_generator.cli import Console, Group
 from stations_generator.commands.maps import map_command
-from stations_generator.export.folium_map import (
+from stations_generator.formats.geojson import (
+    candidates_feature_collection,
+    dumps_geojson,
+    stations_feature_collection,
+)
+from stations_generator.pages.folium_map import (
     CLUSTER_COLOURS,
     LEGEND_ID,
     PIN_CLASS,
@@ -26,11 +31,6 @@ from stations_generator.export.folium_map import (
     render_station_map,
     station_map,
     write_station_map,
-)
-from stations_generator.export.geojson import (
-    candidates_feature_collection,
-    dumps_geojson,
-    stations_feature_collection,
 )
 
 VENDOR = REPO / "stations_generator" / "data" / "vendor"

@@ -1,4 +1,4 @@
-"""Work on a second core: ``stations_generator.forked`` and the places that use it.
+"""Work on a second core: ``stations_generator.app.forked`` and the places that use it.
 
 The forked path must give exactly what the one-process path gives (the station map,
 every output byte), fall back to the calling process whenever a child fails, and
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from stations_generator import StationMapOptions, build_station_map
-from stations_generator.core.stationmap import Deferred
-from stations_generator.forked import SERIAL_ENV, ForkedTask, can_fork
+from stations_generator.app.forked import SERIAL_ENV, ForkedTask, can_fork
+from stations_generator.core.stationmap.build import Deferred
 
 forking = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX-only")
 
@@ -216,7 +216,7 @@ def test_generate_writes_the_same_bytes_with_its_work_forked(tmp_path, monkeypat
     from click.testing import CliRunner
     from conftest import SIOUX
 
-    import stations_generator.generate as gen
+    import stations_generator.app.generate as gen
     from stations_generator.cli import main
 
     args = [
@@ -247,7 +247,7 @@ def test_generate_writes_the_same_bytes_with_its_work_forked(tmp_path, monkeypat
 
 
 def test_output_files_are_output_texts_in_utf8(sioux_area, sioux_candidates, sioux_data):
-    from stations_generator.generate import output_files, output_texts
+    from stations_generator.app.generate import output_files, output_texts
 
     result = build_station_map(sioux_area, sioux_candidates, water=sioux_data.water)
     texts = output_texts(result, "Sioux Falls – ünïcode", explain=True, html_map=False)

@@ -10,10 +10,10 @@ from click.testing import CliRunner
 from conftest import REPO
 from shapely.geometry import Point
 
+from stations_generator.app.gamefile import load_game
 from stations_generator.cli import main
-from stations_generator.core.questions import RadiusQuestion
-from stations_generator.core.rules import RULE_SETS, cost_ledger
-from stations_generator.gamefile import load_game
+from stations_generator.core.questions.geometry import RadiusQuestion
+from stations_generator.core.questions.rules import RULE_SETS, cost_ledger
 
 GAME = REPO / "examples" / "helsinki-game" / "game.json"
 HIDER = (24.9490, 60.1665)  # where the example's answers were given from
@@ -55,7 +55,7 @@ def test_hider_is_consistent_with_every_answer(loaded):
 def test_steps_account_for_the_area(loaded):
     g = loaded.game
     e = g.eliminate()
-    from stations_generator.core.geodesy import geodesic_area_km2
+    from stations_generator.core.geo.geodesy import geodesic_area_km2
 
     start = geodesic_area_km2(g.play_area)
     removed = sum(s.removed_km2 for s in e.steps)
@@ -75,7 +75,7 @@ def test_possible_zones(loaded):
 
 
 def test_zone_check_names_the_eliminating_question(loaded):
-    from stations_generator.core.shapes import geodesic_circle
+    from stations_generator.core.geo.shapes import geodesic_circle
 
     g = loaded.game
     ruled_out = 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stations_generator.core.geodesy import LocalFrame, geodesic_area_km2, utm_crs_for
-from stations_generator.core.spacing import NeighbourIndex
+from stations_generator.core.geo.geodesy import LocalFrame, geodesic_area_km2, utm_crs_for
+from stations_generator.core.stationmap.spacing import NeighbourIndex
 
 GEOD_TOL_M = 1e-3
 

@@ -15,7 +15,7 @@ from xml.etree import ElementTree as ET
 import geopandas as gpd
 from shapely.geometry import MultiPolygon, Point, Polygon
 
-from stations_generator.export.kml import KML_NS, stations_kml
+from stations_generator.formats.kml import KML_NS, stations_kml
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER = ROOT / "examples" / "sioux-falls" / "peer-output.csv"

@@ -8,8 +8,8 @@ import pyproj
 import pytest
 
 from stations_generator import build_station_map
-from stations_generator.export.kml import KML_NS, stations_kml
-from stations_generator.export.kml_zones import (
+from stations_generator.formats.kml import KML_NS, stations_kml
+from stations_generator.formats.kml_zones import (
     DEFAULT_VERTICES,
     ZONE_FOLDER,
     ZONE_STYLE_ID,

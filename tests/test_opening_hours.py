@@ -8,7 +8,7 @@ import json
 import pytest
 from conftest import SIOUX
 
-from stations_generator.core.opening_hours import (
+from stations_generator.core.stationmap.opening_hours import (
     NO,
     UNKNOWN,
     YES,

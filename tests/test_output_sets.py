@@ -25,11 +25,11 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO, SIOUX
 
+from stations_generator.app.generate import GENERATE_FILES
 from stations_generator.cli import main
 from stations_generator.errors import InputError, OutputBusyError, OutputError
-from stations_generator.export import atomic
-from stations_generator.export.atomic import STATE_DIR, output_set, reading, settle
-from stations_generator.generate import GENERATE_FILES
+from stations_generator.formats import atomic
+from stations_generator.formats.atomic import STATE_DIR, output_set, reading, settle
 
 ZONE = REPO / "zones" / "sioux-falls.geojson"
 OFFLINE = ["--osm", SIOUX / "pois.json", "--water", SIOUX / "water.json"]
@@ -509,8 +509,8 @@ CHILD = """
 import json, sys
 from pathlib import Path
 from stations_generator.errors import OutputError
-from stations_generator.export.atomic import output_set
-from stations_generator.generate import GENERATE_FILES
+from stations_generator.formats.atomic import output_set
+from stations_generator.app.generate import GENERATE_FILES
 
 folder, first, second = Path(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
 def write(files):

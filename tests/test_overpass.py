@@ -24,9 +24,9 @@ import pytest
 from pyproj import Geod
 from shapely.geometry import Polygon, box, shape
 
+from stations_generator.core.elements import OsmElement
 from stations_generator.errors import InputError, OverpassError
 from stations_generator.osm import overpass
-from stations_generator.osm.elements import OsmElement
 from stations_generator.osm.overpass import (
     DEFAULT_ENDPOINTS,
     OverpassClient,

@@ -8,8 +8,8 @@ import math
 
 from conftest import DATA, SIOUX, member_variants
 
-from stations_generator import schemas
-from stations_generator.jsonio import _validator
+from stations_generator.formats import schemas
+from stations_generator.formats.jsonio import _validator
 from stations_generator.osm.overpass import _plainly_valid
 
 BAD_VALUES = (None, "x", math.nan, math.inf, 1e9, -1e9, True, [], {}, 3)
@@ -17,7 +17,7 @@ BAD_VALUES = (None, "x", math.nan, math.inf, 1e9, -1e9, True, [], {}, 3)
 
 def _schema_ok(element) -> bool:
     schemas_id = id(schemas.OVERPASS_ELEMENT)
-    from stations_generator import jsonio
+    from stations_generator.formats import jsonio
 
     jsonio._SCHEMAS.setdefault(schemas_id, schemas.OVERPASS_ELEMENT)
     return not list(_validator(schemas_id).iter_errors(element))

@@ -16,7 +16,7 @@ import pytest
 from conftest import DATA, SIOUX
 from test_overpass_fast_check import _variants
 
-from stations_generator.catalogue import load_catalogue
+from stations_generator.core.catalogue import load_catalogue
 from stations_generator.errors import InputError
 from stations_generator.osm import overpass
 from stations_generator.osm.overpass import _read_whole, parse_overpass, read_overpass_json_file

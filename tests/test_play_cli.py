@@ -14,8 +14,8 @@ from conftest import EXTRACTS, REPO
 
 from stations_generator.cli import Console, Group
 from stations_generator.commands.play import WIDTH, calibrate, roll, route
-from stations_generator.core.departure import expected_wait
-from stations_generator.core.drive import format_clock, parse_clock
+from stations_generator.core.play.departure import expected_wait
+from stations_generator.core.play.drive import format_clock, parse_clock
 
 HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
 

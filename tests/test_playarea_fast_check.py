@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from conftest import REPO, SIOUX, member_variants
 
-from stations_generator import jsonio, schemas
-from stations_generator.jsonio import _validator
-from stations_generator.playarea import _plainly_geojson, parse_polygons
+from stations_generator.formats import jsonio, schemas
+from stations_generator.formats.jsonio import _validator
+from stations_generator.formats.playarea import _plainly_geojson, parse_polygons
 
 REAL = [
     *sorted((REPO / "zones").glob("*.geojson")),

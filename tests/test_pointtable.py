@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from stations_generator import parse_play_window
-from stations_generator.core.candidates import CANDIDATE_COLUMNS, candidate_table
-from stations_generator.core.pointtable import PointTable, text_column
-from stations_generator.core.stationmap import STATION_COLUMNS, build_station_map
+from stations_generator.core.stationmap.build import STATION_COLUMNS, build_station_map
+from stations_generator.core.stationmap.candidates import CANDIDATE_COLUMNS, candidate_table
+from stations_generator.core.stationmap.pointtable import PointTable, text_column
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,7 @@ def test_candidates_are_best_ranked_first_with_their_fate(sioux_map):
 def test_writers_read_the_table_as_they_read_its_frame(sioux_map):
     """Station records (what the GeoJSON, CSV and KML writers read) are the same from a
     table and from its frame, for the stations and for every candidate field."""
-    from stations_generator.export import geojson
+    from stations_generator.formats import geojson
 
     fields = (*geojson.STATION_PROPERTIES, *geojson._CANDIDATE_EXTRA)
     for table, frame in (
@@ -117,7 +117,7 @@ def test_a_column_of_mixed_values_is_normalised_value_by_value(sioux_map):
     """Whole-column shortcuts apply only to all-text or all-int columns; anything else
     (a float cluster id, a missing name, a number where text is due) is made plain one
     value at a time, as before."""
-    from stations_generator.export import geojson
+    from stations_generator.formats import geojson
 
     table = sioux_map.station_table.take(np.arange(3))
     cluster = np.array([2.0, float("nan"), 7], dtype=object)

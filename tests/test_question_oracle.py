@@ -57,8 +57,8 @@ def test_every_question_and_answer_matches_the_oracle(name, folder):
 
 def _answered(b, hider):
     """The case's questions, answered as a hider at ``hider`` would."""
-    from stations_generator.core.questions import NOT_WITHIN
-    from stations_generator.gamefile import question_from_dict
+    from stations_generator.app.gamefile import question_from_dict
+    from stations_generator.core.questions.geometry import NOT_WITHIN
 
     words = {
         "radius": ("within", "not within"),
@@ -80,10 +80,10 @@ def _answered(b, hider):
 @pytest.mark.parametrize("name", CASES)
 def test_hider_mode_remaining_geojson_and_zone_checks_agree(name, folder):
     from stations_generator.commands.questions import elimination_geojson
-    from stations_generator.core.antimeridian import join_antimeridian, wrap_lon
-    from stations_generator.core.game import Game
-    from stations_generator.core.rules import rule_set
-    from stations_generator.core.shapes import geodesic_circles
+    from stations_generator.core.geo.antimeridian import join_antimeridian, wrap_lon
+    from stations_generator.core.geo.shapes import geodesic_circles
+    from stations_generator.core.questions.game import Game
+    from stations_generator.core.questions.rules import rule_set
 
     b = built(name, folder)
     hider = oc._w(b, {"lon": b.case.hider[0], "lat": b.case.hider[1]})

@@ -18,17 +18,17 @@ from geodesic_checks import GEOD
 from shapely.geometry import MultiPolygon, Point, box, mapping, shape
 from shifted_osm import write_copies
 
+from stations_generator.app.gamefile import OsmContext, question_from_dict
 from stations_generator.cli import main
-from stations_generator.core.antimeridian import (
+from stations_generator.core.geo.antimeridian import (
     join_antimeridian,
     split_antimeridian,
     to_window,
     wrap_lon,
 )
-from stations_generator.core.buffers import _drop_spurious, distance_region
-from stations_generator.core.features import GeodesicFeatures, foot_on_segments
-from stations_generator.core.shapes import AzimuthalFrame
-from stations_generator.gamefile import OsmContext, question_from_dict
+from stations_generator.core.geo.buffers import _drop_spurious, distance_region
+from stations_generator.core.geo.features import GeodesicFeatures, foot_on_segments
+from stations_generator.core.geo.shapes import AzimuthalFrame
 from stations_generator.osm.extracts import read_areas, read_lines
 
 HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"

@@ -17,7 +17,8 @@ from conftest import EXTRACTS
 from geodesic_checks import GEOD
 from shapely.geometry import Point, box
 
-from stations_generator.core.questions import (
+from stations_generator.core.geo.shapes import AzimuthalFrame, _refine_equidistant, geodesic_circle
+from stations_generator.core.questions.geometry import (
     NOT_WITHIN,
     MatchingNearestQuestion,
     MatchingZoneQuestion,
@@ -30,7 +31,6 @@ from stations_generator.core.questions import (
     Zone,
     voronoi_cell,
 )
-from stations_generator.core.shapes import AzimuthalFrame, _refine_equidistant, geodesic_circle
 from stations_generator.osm.extracts import read_areas, read_lines, read_points
 
 TOL_M = 1.5

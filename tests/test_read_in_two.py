@@ -1,4 +1,4 @@
-"""One Overpass JSON file read in two halves on two cores (``stations_generator.read_in_two``).
+"""One Overpass JSON file read in two halves on two cores (``stations_generator.app.read_in_two``).
 
 Reading it in halves must give exactly what reading it whole gives -- the same elements
 in the same order, the same candidate table, the same output bytes -- and anything the
@@ -17,9 +17,13 @@ import numpy as np
 import pytest
 from conftest import SIOUX
 
-import stations_generator.read_in_two as rit
+import stations_generator.app.read_in_two as rit
 from stations_generator import parse_play_window
-from stations_generator.core.candidates import candidate_rows, candidate_table, table_of_rows
+from stations_generator.core.stationmap.candidates import (
+    candidate_rows,
+    candidate_table,
+    table_of_rows,
+)
 from stations_generator.osm import overpass
 from stations_generator.osm.overpass import read_simple_document, split_in_two
 from stations_generator.osm.sources import json_element_filter
@@ -195,7 +199,7 @@ def test_the_candidates_read_in_two_are_those_read_whole(
     # one-line error.
     from shapely.geometry import box
 
-    from stations_generator.coverage import check_coverage
+    from stations_generator.core.geo.coverage import check_coverage
     from stations_generator.errors import NoDataError
 
     beside = box(max(lons) + 0.01, min(lats), max(lons) + 0.2, max(lats))
@@ -238,7 +242,7 @@ def test_generate_writes_the_same_bytes_from_a_file_read_in_two(
 ):
     from click.testing import CliRunner
 
-    import stations_generator.generate as gen
+    import stations_generator.app.generate as gen
     from stations_generator.cli import main
 
     read_in_two: list[bool] = []

@@ -17,7 +17,7 @@ from shapely.geometry import Point
 from stations_generator import load_catalogue, load_polygons
 from stations_generator.cli import Console, Group
 from stations_generator.commands.report import report
-from stations_generator.core.report import (
+from stations_generator.core.questions.availability import (
     build_report,
     format_table,
     report_catalogue,
@@ -269,8 +269,8 @@ def test_distinct_nearest_places_match_a_brute_force():
     # the play area: the STRtree's nearest place of each sample against a full argmin.
     import numpy as np
 
-    from stations_generator.core.geodesy import LocalFrame
-    from stations_generator.core.report import _area_samples, _distinct_nearest
+    from stations_generator.core.geo.geodesy import LocalFrame
+    from stations_generator.core.questions.availability import _area_samples, _distinct_nearest
 
     area = load_polygons(REPO / "zones" / "sioux-falls.geojson")
     frame = LocalFrame.for_bounds(area.bounds)

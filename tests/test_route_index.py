@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from conftest import EXTRACTS
 
-from stations_generator.catalogue import load_catalogue
+from stations_generator.core.catalogue import load_catalogue
 from stations_generator.osm.extracts import read_points
 from stations_generator.osm.routes import read_routes, routes_serving, stop_index
 

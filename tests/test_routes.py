@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from conftest import EXTRACTS, REPO, SIOUX
 
 from stations_generator.cli import main
-from stations_generator.core.routes import (
+from stations_generator.core.play.routes import (
     Station,
     change_route,
     declare_route,
@@ -19,7 +19,7 @@ from stations_generator.core.routes import (
     validate_route,
 )
 from stations_generator.errors import InputError
-from stations_generator.stationfile import parse_station_map, read_station_map
+from stations_generator.formats.stationfile import parse_station_map, read_station_map
 
 HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from stations_generator import jsonio, schemas
+from stations_generator.formats import jsonio, schemas
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stations_generator import StationMapOptions, build_station_map
-from stations_generator.core.spacing import NeighbourIndex, SpacingRules, select_stations
+from stations_generator.core.stationmap.spacing import NeighbourIndex, SpacingRules, select_stations
 
 PEER_BETWEEN_CLUSTER_MIN_M = 189  # measured on the peer's own Sioux Falls output
 
@@ -70,8 +70,8 @@ def test_sioux_falls_count_at_cluster_radius_1000(sioux_area, sioux_candidates, 
 def test_closest_distances_match_every_pair(sioux_area, sioux_candidates, sioux_data):
     # The summary's "Closest stations" figures against the geodesic distance of every
     # pair of stations (what the vectorised pass over the neighbour index must find).
-    from stations_generator.core.geodesy import LocalFrame
-    from stations_generator.core.spacing import closest_distances
+    from stations_generator.core.geo.geodesy import LocalFrame
+    from stations_generator.core.stationmap.spacing import closest_distances
 
     result = build_station_map(
         sioux_area, sioux_candidates, StationMapOptions(max_per_cluster=0), water=sioux_data.water

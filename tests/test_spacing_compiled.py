@@ -1,6 +1,6 @@
 """The spacing core compiled by Cython (setup.py) picks the same stations as its Python source.
 
-The installed ``stations_generator.core.spacing`` is the compiled module wherever the
+The installed ``stations_generator.core.stationmap.spacing`` is the compiled module wherever the
 build found a C compiler; the source file beside it is loaded here as plain Python under
 another name, and both run the same selections on real OSM candidates (Sioux Falls, and
 the Liechtenstein extract): every array of the result must be equal, element for element.
@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stations_generator.core import spacing
-from stations_generator.core.geodesy import LocalFrame
-from stations_generator.core.ranking import rank_order
+from stations_generator.core.geo.geodesy import LocalFrame
+from stations_generator.core.stationmap import spacing
+from stations_generator.core.stationmap.ranking import rank_order
 
 SOURCE = Path(spacing.__file__).with_name("spacing.py")
 

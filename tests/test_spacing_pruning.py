@@ -15,8 +15,8 @@ import itertools
 import numpy as np
 import pytest
 
-from stations_generator.core.geodesy import LocalFrame
-from stations_generator.core.ranking import rank_order
+from stations_generator.core.geo.geodesy import LocalFrame
+from stations_generator.core.stationmap.ranking import rank_order
 
 
 @pytest.fixture(scope="module")

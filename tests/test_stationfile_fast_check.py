@@ -9,10 +9,10 @@ import math
 from click.testing import CliRunner
 from conftest import REPO, SIOUX
 
-from stations_generator import jsonio, schemas
 from stations_generator.cli import main
 from stations_generator.errors import InputError
-from stations_generator.stationfile import _plain_station, _plainly_valid
+from stations_generator.formats import jsonio, schemas
+from stations_generator.formats.stationfile import _plain_station, _plainly_valid
 
 BAD = (None, "", "x", math.nan, math.inf, -1, 1441, 10.5, True, [], {}, [1.0], [1, 2, 3, 4, 5])
 

@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from shapely.geometry import Point, Polygon, box
 from shapely.geometry.base import BaseGeometry
 
-from stations_generator import taibeled as tb
-from stations_generator.core.questions import (
+from stations_generator.core.geo.shapes import AzimuthalFrame, distance_m
+from stations_generator.core.questions.geometry import (
     NOT_WITHIN,
     MatchingNearestQuestion,
     MatchingStationQuestion,
@@ -36,9 +36,9 @@ from stations_generator.core.questions import (
     ThermometerQuestion,
     Zone,
 )
-from stations_generator.core.rules import MILE_M
-from stations_generator.core.shapes import AzimuthalFrame, distance_m
+from stations_generator.core.questions.rules import MILE_M
 from stations_generator.errors import InputError
+from stations_generator.formats import taibeled as tb
 from stations_generator.osm import extracts
 from stations_generator.osm.routes import read_routes, routes_serving
 

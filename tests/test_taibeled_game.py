@@ -18,10 +18,10 @@ from click.testing import CliRunner
 from conftest import DATA, EXTRACTS, REPO
 from osm_services import serve
 
+from stations_generator.app.gamefile import load_game
+from stations_generator.app.taibeled_game import MapSources
 from stations_generator.cli import main
-from stations_generator.core.geodesy import geodesic_area_km2
-from stations_generator.gamefile import load_game
-from stations_generator.taibeled_game import MapSources
+from stations_generator.core.geo.geodesy import geodesic_area_km2
 
 STATE = DATA / "taibeled" / "state-osm-relation.json"
 LIECHTENSTEIN = EXTRACTS / "liechtenstein-2013-08.osm.pbf"

@@ -7,7 +7,7 @@ import random
 from pyproj.aoi import AreaOfInterest
 from pyproj.database import query_utm_crs_info
 
-from stations_generator.core import geodesy
+from stations_generator.core.geo import geodesy
 
 
 def _searched(w, s, e, n) -> int:

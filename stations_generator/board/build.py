@@ -6,11 +6,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError, NoDataError
-from ..export.atomic import output_set
-from ..playarea import load_polygons
-from .model import Board, board_from_terrain, board_to_json
-from .terrain import MapFeatures, Thresholds, compute_terrain, make_grid
+from stations_generator.board.model import Board, board_from_terrain, board_to_json
+from stations_generator.board.terrain import MapFeatures, Thresholds, compute_terrain, make_grid
+from stations_generator.errors import InputError, NoDataError
+from stations_generator.formats.atomic import output_set
+from stations_generator.formats.playarea import load_polygons
 
 __all__ = ["BOARD_FILES", "BoardRequest", "build_board", "run_board_generate", "dumps"]
 
@@ -56,8 +56,8 @@ def _shape(request: BoardRequest, bounds) -> tuple[int | None, int | None, float
 
 def plan_grid(area_lonlat, request: BoardRequest):
     """The grid over the area (its UTM zone) and the area projected into it."""
-    from .grid import utm_epsg
-    from .terrain import project_geometry
+    from stations_generator.board.grid import utm_epsg
+    from stations_generator.board.terrain import project_geometry
 
     c = area_lonlat.centroid
     bounds = project_geometry(area_lonlat, utm_epsg(c.x, c.y)).bounds
@@ -93,7 +93,7 @@ def build_board(area_lonlat, features: MapFeatures, request: BoardRequest, sourc
 def run_board_generate(request: BoardRequest, console) -> Board:
     """Read, compute, write every board file at once; returns the board."""
     area = load_polygons(request.area, console.warn)
-    from . import osmdata
+    from stations_generator.board import osmdata
 
     with output_set(request.output_dir, BOARD_FILES) as out:
         grid, _projected = plan_grid(area, request)
@@ -110,9 +110,9 @@ def run_board_generate(request: BoardRequest, console) -> Board:
                 f"the area has {len(board.starts)} start location(s) (no prisons, too few named "
                 "landmarks); choose a larger area"
             )
-        from .geo import board_geojson
-        from .page import board_page
-        from .render import render_both
+        from stations_generator.board.geo import board_geojson
+        from stations_generator.board.page import board_page
+        from stations_generator.board.render import render_both
 
         out.write_text("board.json", dumps(board_to_json(board)))
         out.write_text("board.geojson", dumps(board_geojson(board)))
@@ -134,8 +134,8 @@ def run_board_generate(request: BoardRequest, console) -> Board:
 
 def load_board(path: Path) -> Board:
     """Read and check a ``board.json`` (one-line :class:`InputError` on any problem)."""
-    from .. import jsonio
-    from .model import board_from_json
+    from stations_generator.board.model import board_from_json
+    from stations_generator.formats import jsonio
 
     data = jsonio.read_json_file(
         Path(path),

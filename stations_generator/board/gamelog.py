@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, UserError
-from .model import Board
-from .rules import Game, HouseRules, RuleError, TurnResult
+from stations_generator.board.model import Board
+from stations_generator.board.rules import Game, HouseRules, RuleError, TurnResult
+from stations_generator.errors import InputError, UserError
 
 __all__ = ["GameLog", "IllegalAction", "parse_log", "read_log", "referee"]
 
@@ -161,7 +161,7 @@ def hunters_view(board: Board, rules: HouseRules, log: GameLog) -> list:
     or row number it was told (``"answer": "F"`` / ``"answer": 5``). The team's actions
     are refereed as in :func:`referee`.
     """
-    from .rules import Observation
+    from stations_generator.board.rules import Observation
 
     start = board.square(log.start, "game log header start")
     try:

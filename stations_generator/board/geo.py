@@ -6,7 +6,7 @@ from typing import Any
 
 import pyproj
 
-from .model import Board, board_to_json
+from stations_generator.board.model import Board, board_to_json
 
 __all__ = ["square_polygons", "board_geojson"]
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-from .grid import Grid
+from stations_generator.board.grid import Grid
+from stations_generator.errors import InputError
 
 __all__ = ["BOARD_FORMAT", "BOARD_VERSION", "Board", "board_from_json", "board_to_json"]
 

@@ -15,10 +15,10 @@ import osmium
 from shapely.geometry import box
 from shapely.geometry.base import BaseGeometry
 
-from ..errors import InputError, NoDataError
-from ..osm import extracts, overpass
-from ..osm.query import poly_filters
-from .terrain import MapFeatures, Place
+from stations_generator.board.terrain import MapFeatures, Place
+from stations_generator.errors import InputError, NoDataError
+from stations_generator.osm import extracts, overpass
+from stations_generator.osm.query import poly_filters
 
 __all__ = ["features_from_extract", "features_from_overpass", "extract_extent", "overpass_query"]
 

@@ -27,8 +27,8 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from .model import Board
-from .rules import Game, HouseRules
+from stations_generator.board.model import Board
+from stations_generator.board.rules import Game, HouseRules
 
 __all__ = ["BoardGraphs", "FugitivePlayer", "HuntTeamPlayer", "RandomHuntTeam"]
 

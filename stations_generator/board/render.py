@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import Board
+from stations_generator.board.model import Board
 
 __all__ = ["COLOURS", "PAPER_MM", "Layout", "layout", "render_pdf", "render_png"]
 

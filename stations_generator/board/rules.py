@@ -32,8 +32,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from .model import Board
+from stations_generator.board.model import Board
+from stations_generator.errors import InputError
 
 __all__ = [
     "CardSpec",

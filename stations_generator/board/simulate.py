@@ -12,9 +12,14 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .model import Board
-from .players import BoardGraphs, FugitivePlayer, HuntTeamPlayer, RandomHuntTeam
-from .rules import Game, HouseRules
+from stations_generator.board.model import Board
+from stations_generator.board.players import (
+    BoardGraphs,
+    FugitivePlayer,
+    HuntTeamPlayer,
+    RandomHuntTeam,
+)
+from stations_generator.board.rules import Game, HouseRules
 
 __all__ = ["GameRecord", "play_game", "simulate", "wilson"]
 

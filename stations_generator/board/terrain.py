@@ -42,7 +42,7 @@ from shapely.geometry import LineString, Point, box
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
-from .grid import Grid, utm_epsg
+from stations_generator.board.grid import Grid, utm_epsg
 
 __all__ = ["MapFeatures", "Place", "Thresholds", "TerrainResult", "compute_terrain", "project"]
 

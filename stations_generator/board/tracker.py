@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .model import Board
-from .rules import HouseRules, Observation
+from stations_generator.board.model import Board
+from stations_generator.board.rules import HouseRules, Observation
 
 __all__ = ["Tracker", "possible_squares"]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..cli import CONTEXT, Console
-from ..errors import InputError
+from stations_generator.cli import CONTEXT, Console
+from stations_generator.errors import InputError
 
 
 @click.group(context_settings=CONTEXT)
@@ -48,9 +48,9 @@ def index(console: Console, extract_file: Path, category_files, cache_dir: Path 
     Example:
       stations-generator extract index netherlands-latest.osm.pbf
     """
-    from ..catalogue import load_catalogue
-    from ..osm import extracts, layers
-    from ..osm.extract_cache import ExtractCache
+    from stations_generator.core.catalogue import load_catalogue
+    from stations_generator.osm import extracts, layers
+    from stations_generator.osm.extract_cache import ExtractCache
 
     extracts._open(extract_file)  # one clear line for a missing or unknown file
     catalogue = load_catalogue(category_files)

@@ -8,16 +8,16 @@ from typing import Any
 
 import click
 
-from ..core.gamesize import HIDING_RADIUS_M
-from ..export.atomic import output_set, reading
-from ..export.folium_map import (
+from stations_generator.commands.params import METRES
+from stations_generator.core.gamesize import HIDING_RADIUS_M
+from stations_generator.formats.atomic import output_set, reading
+from stations_generator.pages.folium_map import (
     read_candidates_file,
     read_station_file,
     read_station_metadata,
     render_station_map,
     station_map,
 )
-from ..params import METRES
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 DEFAULT_HIDING_RADIUS_M = 402.0

@@ -1,7 +1,7 @@
 """Playing the rural game: ``roll``, ``route`` and ``calibrate`` (click commands).
 
-Thin: parse options, call :mod:`stations_generator.core.departure`,
-:mod:`~stations_generator.core.routes` and :mod:`~stations_generator.core.drive`,
+Thin: parse options, call :mod:`stations_generator.core.play.departure`,
+:mod:`~stations_generator.core.play.routes` and :mod:`~stations_generator.core.play.drive`,
 print. Results go to stdout (text no wider than :data:`WIDTH` columns, for a
 phone's terminal, or JSON with ``--json``); notes and warnings go to stderr
 through the ``Console`` the main group passes as ``ctx.obj``. User errors are
@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..core.density import DEFAULT_TIERS, WaitTier, format_tiers, parse_tiers
-from ..core.departure import (
+from stations_generator.commands.params import MINUTES, SPEED_KPH
+from stations_generator.core.play.departure import (
     DEFAULT_TABLE,
     DEFAULT_TABLE_SPEC,
     DepartureTable,
     parse_table,
     roll_departure,
 )
-from ..core.drive import (
+from stations_generator.core.play.drive import (
     COOLDOWN_FACTOR,
     GREAT_CIRCLE_SPEED_KPH,
     TRANSIT_FACTOR,
@@ -55,16 +55,27 @@ from ..core.drive import (
     sample_pairs,
     timeline_json,
 )
-from ..core.drive import (
+from stations_generator.core.play.drive import (
     calibrate as run_calibration,
 )
-from ..core.routes import Station, StationMatch, find_station, plan_itinerary, split_itinerary
-from ..errors import InputError
-from ..params import MINUTES, SPEED_KPH
-from ..stationfile import StationFile, read_station_map
+from stations_generator.core.play.routes import (
+    Station,
+    StationMatch,
+    find_station,
+    plan_itinerary,
+    split_itinerary,
+)
+from stations_generator.core.stationmap.density import (
+    DEFAULT_TIERS,
+    WaitTier,
+    format_tiers,
+    parse_tiers,
+)
+from stations_generator.errors import InputError
+from stations_generator.formats.stationfile import StationFile, read_station_map
 
 if TYPE_CHECKING:  # the main group's Console; imported lazily to keep cli.py import-free
-    from ..cli import Console
+    from stations_generator.cli import Console
 
 __all__ = ["WIDTH", "calibrate", "roll", "route"]
 
@@ -152,7 +163,7 @@ def _echo_lines(lines: Sequence[str]) -> None:
 
 
 def _load_map(path: Path) -> StationFile:
-    from ..export.atomic import reading
+    from stations_generator.formats.atomic import reading
 
     with reading(path):  # never a set a killed `generate` left half-committed
         return read_station_map(path)
@@ -212,7 +223,7 @@ def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions)
     if roads.osm is not None and roads.online:
         raise InputError("give either --osm EXTRACT or --online for the roads, not both")
     if roads.osm is not None:
-        from ..osm.roads import read_drive_graph
+        from stations_generator.osm.roads import read_drive_graph
 
         console.detail(f"reading the drivable roads of {roads.osm}")
         with status(console, f"Reading the drivable roads of {roads.osm.name}"):
@@ -222,8 +233,8 @@ def _drive_times(console: Console, station_map: StationFile, roads: RoadOptions)
         console.detail(times.describe())
         return times
     if roads.online:
-        from ..osm.overpass import DEFAULT_ENDPOINTS, OverpassClient
-        from ..osm.roads import fetch_drive_graph
+        from stations_generator.osm.overpass import DEFAULT_ENDPOINTS, OverpassClient
+        from stations_generator.osm.roads import fetch_drive_graph
 
         area = station_map.play_area
         if area is None:
@@ -929,7 +940,7 @@ def calibrate(
       stations-generator calibrate out/liechtenstein/stations.geojson \\
         --osm tests/data/osm-extracts/liechtenstein-2013-08.osm.pbf
     """
-    from ..export.atomic import output_set
+    from stations_generator.formats.atomic import output_set
 
     table = _table(table_spec)
     out = output_dir if output_dir is not None else map_path.parent

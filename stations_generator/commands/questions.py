@@ -7,13 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..core.game import Elimination, Game, ZoneStatus
-from ..core.questions import QuestionError
-from ..core.rules import cost_ledger
-from ..errors import InputError
-from ..export.atomic import output_set
-from ..gamefile import LoadedGame, load_cost_questions, parse_lat_lon
-from ..games import (  # noqa: F401  (re-exported: the commands' steps live in games.py)
+from stations_generator.app.gamefile import LoadedGame, load_cost_questions, parse_lat_lon
+from stations_generator.app.games import (  # noqa: F401  (re-exported: the commands' steps live in games.py)
     APPLY_FILES,
     ELIMINATION_HTML,
     REMAINING_GEOJSON,
@@ -29,7 +24,12 @@ from ..games import (  # noqa: F401  (re-exported: the commands' steps live in g
     zone_payload,
     zones_geojson,
 )
-from ..taibeled_game import MapSources
+from stations_generator.app.taibeled_game import MapSources
+from stations_generator.core.questions.game import Elimination, Game, ZoneStatus
+from stations_generator.core.questions.geometry import QuestionError
+from stations_generator.core.questions.rules import cost_ledger
+from stations_generator.errors import InputError
+from stations_generator.formats.atomic import output_set
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -81,7 +81,7 @@ def _osm_opt(f):
 
 
 def _sources(console, options: dict) -> MapSources:
-    from ..osm import overpass
+    from stations_generator.osm import overpass
 
     urls = tuple(u for text in options.get("overpass_urls") or () for u in str(text).split())
 
@@ -93,8 +93,8 @@ def _sources(console, options: dict) -> MapSources:
             log=console.detail,
         )
 
-    from ..osm import layers
-    from ..osm.extract_cache import ExtractCache
+    from stations_generator.osm import layers
+    from stations_generator.osm.extract_cache import ExtractCache
 
     ctx = click.get_current_context(silent=True)
     if ctx is not None:  # the extract cache of this command, until it ends

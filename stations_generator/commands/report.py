@@ -15,8 +15,10 @@ import click
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..catalogue import load_catalogue
-from ..core.report import (
+from stations_generator.commands.params import METRES
+from stations_generator.core.catalogue import load_catalogue
+from stations_generator.core.geo.coverage import check_coverage
+from stations_generator.core.questions.availability import (
     DEFAULT_MARGIN_M,
     build_report,
     data_extent_note,
@@ -26,12 +28,10 @@ from ..core.report import (
     report_subjects,
     subject_places,
 )
-from ..coverage import check_coverage
-from ..errors import InputError
-from ..export.atomic import output_set
-from ..osm import sources
-from ..params import METRES
-from ..playarea import load_polygons
+from stations_generator.errors import InputError
+from stations_generator.formats.atomic import output_set
+from stations_generator.formats.playarea import load_polygons
+from stations_generator.osm import sources
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -121,7 +121,9 @@ def report(
         }
         text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
         if html_file is not None:
-            from ..export.report_page import report_page  # folium loads only for the page
+            from stations_generator.pages.report_page import (
+                report_page,  # folium loads only for the page
+            )
 
             page = report_page(result, area, places, play_area.name.split(".")[0])
             outputs.write_text(html_file, page)

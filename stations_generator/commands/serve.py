@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from ..errors import InputError
-from ..params import FiniteFloat, overpass_options
+from stations_generator.commands.params import FiniteFloat, overpass_options
+from stations_generator.errors import InputError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -105,8 +105,8 @@ def serve(
     """
     import uvicorn
 
-    from ..serve.app import create_app
-    from ..serve.stations import ServerConfig
+    from stations_generator.serve.app import create_app
+    from stations_generator.serve.stations import ServerConfig
 
     config = ServerConfig(
         osm_files=_files(osm_files, "--osm"),

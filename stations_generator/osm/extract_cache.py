@@ -60,7 +60,7 @@ def default_extract_cache_dir() -> Path:
     env = os.environ.get("STATIONS_GENERATOR_CACHE_DIR")
     if env:
         return Path(env) / "extracts"
-    from .overpass import default_cache_dir
+    from stations_generator.osm.overpass import default_cache_dir
 
     return default_cache_dir() / "extracts"
 

@@ -5,7 +5,7 @@ access and on extracts of any size that fits the node-location cache in memory.
 
 * :func:`read_points` reduces tagged nodes, ways and relations to one point
   each (ways and relations: the centre of their bounding box, as Overpass
-  ``out center`` does) and returns :class:`~stations_generator.osm.elements.OsmElement`
+  ``out center`` does) and returns :class:`~stations_generator.core.elements.OsmElement`
   records, the same shape as the Overpass readers.
 * :func:`read_areas` assembles closed ways and multipolygon / boundary relations
   into shapely (Multi)Polygons with osmium's area assembler.
@@ -25,7 +25,6 @@ import logging
 import math
 import os
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,8 +33,9 @@ import shapely
 from shapely.geometry import LineString, MultiPolygon, Polygon, box
 from shapely.geometry.base import BaseGeometry
 
+from stations_generator.core.catalogue import Prefilter
+from stations_generator.core.elements import OsmElement
 from stations_generator.errors import InputError
-from stations_generator.osm.elements import OsmElement
 
 # osmium is imported where a file is read, not here: 19 ms of every command that reads
 # no extract (Overpass JSON in, or no OSM data at all).
@@ -98,47 +98,6 @@ WATER_TAGS: tuple[tuple[str, str], ...] = (
 
 
 _TYPE_ORDER = {"node": 0, "way": 1, "relation": 2}
-
-
-@dataclass(frozen=True)
-class Prefilter:
-    """The tags an object needs before a predicate could keep it, checked in C++.
-
-    A reader given a prefilter lets osmium drop every object without one of
-    ``pairs`` (or, when ``keys`` is not empty, without one of the keys of
-    ``pairs`` and ``keys``) before Python sees it; the predicate then decides
-    on the few objects left. A prefilter must be implied by its predicate:
-    whatever the predicate keeps passes the prefilter.
-
-    Parameters
-    ----------
-    pairs : frozenset of (str, str)
-        ``(key, value)`` tags, one of which every kept object has, unless it
-        has one of ``keys``.
-    keys : frozenset of str
-        Keys for alternatives without an exact value (``key~regex``, ``key``).
-    """
-
-    pairs: frozenset[tuple[str, str]] = frozenset()
-    keys: frozenset[str] = frozenset()
-
-    def exact_filter(self) -> Any:
-        """A TagFilter of ``pairs`` alone (the objects with one of ``keys`` need another pass)."""
-        import osmium.filter
-
-        if self.pairs:
-            return osmium.filter.TagFilter(*sorted(self.pairs))
-        return osmium.filter.EntityFilter(osmium.osm.NOTHING)
-
-    def osmium_filter(self) -> Any:
-        """The osmium filter: a TagFilter, a KeyFilter when ``keys`` is set."""
-        import osmium.filter
-
-        if self.keys:
-            return osmium.filter.KeyFilter(*sorted(self.keys | {k for k, _ in self.pairs}))
-        if self.pairs:
-            return osmium.filter.TagFilter(*sorted(self.pairs))
-        return osmium.filter.EntityFilter(osmium.osm.NOTHING)
 
 
 def is_water(tags: Mapping[str, str]) -> bool:

@@ -3,7 +3,7 @@
 The taibeled app stores its hiding-station choice (``zoneOptions``) as Overpass QL
 filters, one string per kind of station; an object is a station when it matches
 every bracket of one of them. Keys and values may be quoted (``["railway"="halt"]``);
-the operators are those of the catalogue (:class:`~stations_generator.catalogue.Clause`):
+the operators are those of the catalogue (:class:`~stations_generator.core.catalogue.Clause`):
 ``=``, ``!=``, ``~`` (regular expression), a bare key (present) and ``!key`` (absent).
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ..catalogue import Clause
-from ..errors import InputError
+from stations_generator.core.catalogue import Clause
+from stations_generator.errors import InputError
 
 Filter = tuple[Clause, ...]
 

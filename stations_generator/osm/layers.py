@@ -30,9 +30,14 @@ import shapely
 from shapely.geometry import LineString, MultiPolygon, Polygon, box
 from shapely.geometry.base import BaseGeometry
 
-from . import extracts
-from .elements import OsmElement
-from .extract_cache import CacheEntryError, ExtractCache, pack_json, unpack_json
+from stations_generator.core.elements import OsmElement
+from stations_generator.osm import extracts
+from stations_generator.osm.extract_cache import (
+    CacheEntryError,
+    ExtractCache,
+    pack_json,
+    unpack_json,
+)
 
 __all__ = [
     "AREA_LAYERS",
@@ -196,8 +201,8 @@ def _value(name: str, columns: dict[str, np.ndarray]) -> list:
 
 def _read_all(path: Path, index) -> dict[str, list]:
     """Every layer of the whole extract, in one pass of osmium (see :mod:`.one_pass`)."""
-    from .one_pass import read_layers
-    from .routes import TRANSIT_ROUTES
+    from stations_generator.osm.one_pass import read_layers
+    from stations_generator.osm.routes import TRANSIT_ROUTES
 
     prefilter = index.prefilter()
     found = read_layers(
@@ -237,7 +242,7 @@ def _cached(path: Path, name: str, index) -> list:
 
 
 def _default_index():
-    from ..catalogue import load_catalogue
+    from stations_generator.core.catalogue import load_catalogue
 
     return index_catalogue(load_catalogue())
 
@@ -259,7 +264,7 @@ def points(path: Path, catalogue, bbox: extracts.BBox | None = None) -> list[Osm
     path : Path
         An OSM extract.
     catalogue : Catalogue
-        Keeps what its :meth:`~stations_generator.catalogue.Catalogue.keeps` keeps.
+        Keeps what its :meth:`~stations_generator.core.catalogue.Catalogue.keeps` keeps.
     bbox : BBox, optional
         Only points inside it (edges included).
 
@@ -290,8 +295,8 @@ def index_catalogue(catalogue):
     they lack (from ``--categories`` files). So one read, or ``extract index``,
     serves them all; a command then keeps the points its own catalogue keeps.
     """
-    from ..catalogue import Catalogue, load_catalogue
-    from ..core.report import report_catalogue
+    from stations_generator.core.catalogue import Catalogue, load_catalogue
+    from stations_generator.core.questions.availability import report_catalogue
 
     base = _INDEX.get("base")
     if base is None:
@@ -345,7 +350,7 @@ def _routes_columns(routes: list) -> dict[str, np.ndarray]:
 
 
 def _routes_from(columns: dict[str, np.ndarray]) -> list:
-    from .routes import Route
+    from stations_generator.osm.routes import Route
 
     offsets, stops = columns["offsets"], columns["stops"]
     n = len(offsets) - 1

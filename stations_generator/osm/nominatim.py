@@ -31,9 +31,14 @@ import shapely
 from shapely.geometry import shape
 from shapely.geometry.base import BaseGeometry
 
-from ..errors import InputError, NominatimError
-from .overpass import DEFAULT_TIMEOUT_S, DEFAULT_USER_AGENT, RETRY_STATUSES, default_cache_dir
-from .transport import (
+from stations_generator.errors import InputError, NominatimError
+from stations_generator.osm.overpass import (
+    DEFAULT_TIMEOUT_S,
+    DEFAULT_USER_AGENT,
+    RETRY_STATUSES,
+    default_cache_dir,
+)
+from stations_generator.osm.transport import (
     Deadline,
     DeadlineExceeded,
     JsonCache,

@@ -30,9 +30,9 @@ import osmium
 import osmium.filter
 import shapely
 
-from . import extracts as X
-from .elements import OsmElement
-from .routes import is_route, make_routes, stop_nodes
+from stations_generator.core.elements import OsmElement
+from stations_generator.osm import extracts as X
+from stations_generator.osm.routes import is_route, make_routes, stop_nodes
 
 __all__ = ["read_layers"]
 

@@ -19,8 +19,8 @@ import shapely
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
-from ..errors import InputError, NoDataError
-from . import extracts, overpass, sources
+from stations_generator.errors import InputError, NoDataError
+from stations_generator.osm import extracts, overpass, sources
 
 _KINDS = {
     "r": "relation",

@@ -6,7 +6,7 @@ goes through this module:
 * :class:`OverpassClient` POSTs a query, retries politely, falls back to other
   instances and caches successful responses on disk.
 * :func:`parse_overpass_json` turns a response (or a bare list of elements) into
-  :class:`~stations_generator.osm.elements.OsmElement` records.
+  :class:`~stations_generator.core.elements.OsmElement` records.
 * :func:`water_polygons_from_overpass_json` turns an ``out geom`` water response
   into shapely polygons.
 * :func:`read_overpass_json_file` loads a saved response with friendly errors.
@@ -65,9 +65,9 @@ from shapely.geometry import LineString, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import polygonize, unary_union
 
-from stations_generator import jsonio, schemas
+from stations_generator.core.elements import OsmElement
 from stations_generator.errors import InputError, OverpassError
-from stations_generator.osm.elements import OsmElement
+from stations_generator.formats import jsonio, schemas
 from stations_generator.osm.transport import (
     Deadline,
     DeadlineExceeded,
@@ -702,7 +702,7 @@ WHOLE_PARSE_MAX_BYTES = 64 * 1024**2
 
 class OverpassJSON(dict):
     """A response read by :func:`read_overpass_json_file`: its kept elements, already
-    checked against :data:`~stations_generator.schemas.OVERPASS_ELEMENT`; ``simple`` when
+    checked against :data:`~stations_generator.formats.schemas.OVERPASS_ELEMENT`; ``simple`` when
     each passed :func:`_simply_valid` too."""
 
     checked = True
@@ -814,7 +814,7 @@ def _simply_valid(element: dict) -> bool:
 
 
 def _plainly_valid(element: dict) -> bool:
-    """A fast sufficient test of :data:`~stations_generator.schemas.OVERPASS_ELEMENT`.
+    """A fast sufficient test of :data:`~stations_generator.formats.schemas.OVERPASS_ELEMENT`.
 
     True only for the common ``out center tags`` shapes (type, id, lat/lon or
     center, tags) when every value is plainly right; anything else -- including
@@ -908,7 +908,7 @@ def read_overpass_json_file(
         ``{"elements": [...]}`` (plus ``remark`` if the response had one), ready for
         :func:`parse_overpass`, :func:`parse_overpass_json` or
         :func:`water_polygons_from_overpass_json`. Kept elements have been checked
-        against :data:`~stations_generator.schemas.OVERPASS_ELEMENT`.
+        against :data:`~stations_generator.formats.schemas.OVERPASS_ELEMENT`.
 
     Raises
     ------

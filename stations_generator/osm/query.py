@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from shapely.geometry import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
-from ..catalogue import Catalogue, Clause
+from stations_generator.core.catalogue import Catalogue, Clause
 
 # Water areas subtracted from the play area (the peer's list).
 WATER_FILTERS = (

@@ -15,7 +15,7 @@ nodes from Overpass (:func:`road_query`), through the package's Overpass client 
 deadline, retries, wait messages and validated cache; osmnx's own download retried a
 busy server without end), then the same graph building as an extract's.
 
-Either way, :func:`stations_generator.core.drive.add_travel_times` then adds
+Either way, :func:`stations_generator.core.play.drive.add_travel_times` then adds
 ``speed_kph`` and ``travel_time`` to every edge.
 """
 
@@ -32,11 +32,11 @@ import osmium
 import osmium.filter
 from shapely.geometry.base import BaseGeometry
 
-from ..core.drive import add_travel_times
-from ..errors import InputError, NoDataError
-from .extracts import BBox, _check_bbox, _iterate, _open
-from .overpass import OverpassClient, parse_overpass_json
-from .query import poly_filters
+from stations_generator.core.play.drive import add_travel_times
+from stations_generator.errors import InputError, NoDataError
+from stations_generator.osm.extracts import BBox, _check_bbox, _iterate, _open
+from stations_generator.osm.overpass import OverpassClient, parse_overpass_json
+from stations_generator.osm.query import poly_filters
 
 __all__ = [
     "DRIVABLE_HIGHWAYS",

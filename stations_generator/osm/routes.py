@@ -19,8 +19,8 @@ import numpy as np
 import osmium
 import osmium.filter
 
-from ..core.shapes import distance_m
-from .extracts import _all, _iterate, _open, _tags
+from stations_generator.core.geo.shapes import distance_m
+from stations_generator.osm.extracts import _all, _iterate, _open, _tags
 
 TRANSIT_ROUTES = ("train", "subway", "light_rail", "tram", "bus", "trolleybus", "monorail", "ferry")
 SERVED_WITHIN_M = 100.0  # a stop position or platform this close belongs to the station

@@ -15,12 +15,12 @@ from typing import Any
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..catalogue import Catalogue
-from ..errors import InputError, NoDataError
-from . import extracts, layers, overpass
-from .elements import OsmElement
-from .nominatim import NominatimClient
-from .query import build_query, relation_query
+from stations_generator.core.catalogue import Catalogue
+from stations_generator.core.elements import OsmElement
+from stations_generator.errors import InputError, NoDataError
+from stations_generator.osm import extracts, layers, overpass
+from stations_generator.osm.nominatim import NominatimClient
+from stations_generator.osm.query import build_query, relation_query
 
 JSON_SUFFIXES = (".json",)
 

@@ -38,7 +38,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import InputError
+from stations_generator.errors import InputError
 
 __all__ = [
     "Deadline",
@@ -358,7 +358,7 @@ class JsonCache:
 
     def store(self, key: str, raw: bytes) -> None:
         """Write ``raw`` for ``key`` atomically (a failure is logged, not raised)."""
-        from ..export.atomic import atomic_write_bytes
+        from stations_generator.formats.atomic import atomic_write_bytes
 
         path = self.path(key)
         try:

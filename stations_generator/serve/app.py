@@ -21,15 +21,15 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
-from .. import __version__
-from ..catalogue import load_catalogue
-from ..errors import InputError, NetworkError, NoDataError, OutputError, UserError
-from ..export.folium_map import _category_hex
-from ..gamefile import QUESTION_TYPES
-from . import assets
-from .games import GameService
-from .options import describe_options
-from .stations import DOWNLOADS, ServerConfig, StationMapService
+from stations_generator import __version__
+from stations_generator.app.gamefile import QUESTION_TYPES
+from stations_generator.core.catalogue import load_catalogue
+from stations_generator.errors import InputError, NetworkError, NoDataError, OutputError, UserError
+from stations_generator.pages.folium_map import _category_hex
+from stations_generator.serve import assets
+from stations_generator.serve.games import GameService
+from stations_generator.serve.options import describe_options
+from stations_generator.serve.stations import DOWNLOADS, ServerConfig, StationMapService
 
 log = logging.getLogger("stations_generator.serve")
 

@@ -1,7 +1,7 @@
 """The game service: a game document -> remaining area, zones, answers, checks, costs, links.
 
-A posted game is read by the CLI's readers (:mod:`stations_generator.gamefile` for our
-GAME.json, :mod:`stations_generator.taibeled_game` for taibeled states, question lists
+A posted game is read by the CLI's readers (:mod:`stations_generator.app.gamefile` for our
+GAME.json, :mod:`stations_generator.app.taibeled_game` for taibeled states, question lists
 and ``?hzc=`` links). File names inside a game (``play_area``, ``osm``, ``stations``)
 resolve only to files the server was started with, never to other paths. For our
 format the map part (play area, OSM context, stations) is cached by content and the
@@ -19,12 +19,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .. import api, jsonio
-from .. import games as steps
-from ..core.questions import QuestionError
-from ..core.rules import cost_ledger
-from ..errors import InputError
-from ..gamefile import (
+from stations_generator import api
+from stations_generator.app import games as steps
+from stations_generator.app.gamefile import (
     FORMAT,
     MAX_GAME_BYTES,
     LoadedGame,
@@ -33,9 +30,13 @@ from ..gamefile import (
     parse_lat_lon,
     question_from_dict,
 )
-from ..taibeled_game import MapSources, cost_questions, load_taibeled_game
-from .cache import Cache, digest
-from .stations import ServerConfig, StationMapService
+from stations_generator.app.taibeled_game import MapSources, cost_questions, load_taibeled_game
+from stations_generator.core.questions.geometry import QuestionError
+from stations_generator.core.questions.rules import cost_ledger
+from stations_generator.errors import InputError
+from stations_generator.formats import jsonio
+from stations_generator.serve.cache import Cache, digest
+from stations_generator.serve.stations import ServerConfig, StationMapService
 
 #: A game's stations may name a station map the page just built: ``generated:KEY``.
 GENERATED = "generated:"
@@ -72,7 +73,7 @@ class GameService:
         text = game.strip()
         if text.startswith("{") or text.startswith("["):
             return jsonio.loads(text, name, "a game file")
-        from .. import taibeled
+        from stations_generator.formats import taibeled
 
         if "hzc=" not in text and not re.fullmatch(r"[A-Za-z0-9_\-]+=*", text):
             raise InputError(
@@ -274,7 +275,7 @@ class GameService:
 
     def share(self, body: Any) -> dict[str, Any]:
         """A taibeled state and share link for the game (what the app can hold of it)."""
-        from .. import taibeled
+        from stations_generator.formats import taibeled
 
         loaded, lock, body = self._validated(body)
         g = loaded.game
@@ -314,6 +315,6 @@ def _zone_options(loaded: LoadedGame, categories: Any = None) -> list[str]:
 
 
 def _game_schema():
-    from .. import schemas
+    from stations_generator.formats import schemas
 
     return schemas.GAME

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from ..errors import InputError
+from stations_generator.errors import InputError
 
 #: ``generate`` options the page sets per request (the rest are the server's: its
 #: output folder, Overpass endpoints, cache; or the page's own inputs: area, sources).
@@ -40,7 +40,7 @@ PAGE_OPTIONS = (
 
 
 def _command() -> click.Command:
-    from ..cli import generate
+    from stations_generator.cli import generate
 
     return generate
 
@@ -125,7 +125,7 @@ def convert_settings(settings: Any) -> dict[str, Any]:
         try:
             value = p.process_value(ctx, raw)
         except click.BadParameter as exc:
-            from ..cli import click_error_line
+            from stations_generator.cli import click_error_line
 
             exc.ctx = None  # the page has no --help to point to
             exc.param = exc.param or p

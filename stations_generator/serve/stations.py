@@ -1,6 +1,6 @@
 """The station-map service: play area + OSM source + settings -> the map and its files.
 
-The same steps as ``generate`` (:mod:`stations_generator.generate`), with the play area
+The same steps as ``generate`` (:mod:`stations_generator.app.generate`), with the play area
 given as parsed GeoJSON instead of a file, and with what does not depend on the
 settings cached by content: the OSM data read for an area and a source, and the
 candidates made from it. A settings change re-runs only the selection.
@@ -23,17 +23,17 @@ from typing import Any
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from .. import generate as gen
-from ..core.gamesize import HIDING_RADIUS_M
-from ..core.geodesy import geodesic_area_km2
-from ..core.stationmap import StationMap
-from ..errors import InputError
-from ..export import geojson
-from ..osm import overpass, sources
-from ..osm.nominatim import NominatimClient
-from ..playarea import load_polygons, parse_polygons
-from .cache import Cache, FileDigests, digest
-from .options import convert_settings
+from stations_generator.app import generate as gen
+from stations_generator.core.gamesize import HIDING_RADIUS_M
+from stations_generator.core.geo.geodesy import geodesic_area_km2
+from stations_generator.core.stationmap.build import StationMap
+from stations_generator.errors import InputError
+from stations_generator.formats import geojson
+from stations_generator.formats.playarea import load_polygons, parse_polygons
+from stations_generator.osm import overpass, sources
+from stations_generator.osm.nominatim import NominatimClient
+from stations_generator.serve.cache import Cache, FileDigests, digest
+from stations_generator.serve.options import convert_settings
 
 #: The files a station map can be downloaded as (the names ``generate`` writes).
 DOWNLOADS = {
@@ -347,7 +347,7 @@ class StationMapService:
             raise InputError(
                 "--search re-packs the map and --strict-priority forbids that; drop one of them"
             )
-        from ..core.optimize import DEFAULT_TIME_LIMIT_S
+        from stations_generator.core.stationmap.optimize import DEFAULT_TIME_LIMIT_S
 
         request = gen.GenerateRequest(
             osm_files=osm_files,

@@ -1,0 +1,860 @@
+"""GAME.json — our game format — and the OSM context that resolves question subjects.
+
+A game file (JSON) holds everything needed to recompute the map::
+
+    {
+      "format": "stations-generator-game/1",
+      "rules": "jltg-eu",                 # or "official"
+      "country": "FI",                    # optional: valid stops and admin levels
+      "game_size": "S",                   # optional: inferred from the play area
+      "modifiers": [],                    # "prosperous", "tiny"
+      "play_area": "area.geojson",        # a path (relative to the game file) or GeoJSON
+      "osm": ["helsinki.osm.pbf"],        # where places, zones, lines and stations come from
+      "stations": {"categories": ["train_station", "train_halt", "tram_stop"]},
+                                          # or a path to a stations.geojson from `generate`
+      "questions": [
+        {"type": "radius", "seeker": {"lat": 60.17, "lon": 24.94}, "radius": "500 m", "answer": "within"},
+        {"type": "thermometer", "start": {...}, "end": {...}, "distance": "1 km", "answer": "hotter"},
+        {"type": "tentacles", "seeker": {...}, "subject": "museum", "radius": "2 km", "answer": "node/123"},
+        {"type": "matching", "seeker": {...}, "subject": "museum", "answer": "same"},
+        {"type": "matching", "seeker": {...}, "subject": "zone", "level": 8, "answer": "different"},
+        {"type": "matching", "seeker": {...}, "subject": "zone-letter", "level": 8, "answer": "same"},
+        {"type": "matching", "seeker": {...}, "subject": "transit-line", "answer": "same"},
+        {"type": "measuring", "seeker": {...}, "subject": "coastline", "answer": "closer"}
+      ]
+    }
+
+Answers: radius ``within`` / ``not within``; thermometer ``hotter`` / ``colder``;
+matching ``same`` / ``different``; measuring ``closer`` / ``further``; tentacles the
+id (``node/123``) or name of the nearest place, or ``not within``. Distances are
+metres or strings with a unit: ``"500 m"``, ``"2 km"``, ``"3 mi"``. Station matching
+subjects (``station-letter``, ``station-length``, ``transit-line``) use the station
+nearest the seeker unless ``"seeker_station": "node/…"`` names it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import shapely
+from shapely.geometry import Point
+from shapely.geometry.base import BaseGeometry
+
+from stations_generator.app.taibeled_game import MapSources
+from stations_generator.commands.params import HALF_EARTH_M
+from stations_generator.core.catalogue import Catalogue, load_catalogue
+from stations_generator.core.elements import OsmElement
+from stations_generator.core.gamesize import infer_game_size
+from stations_generator.core.geo.antimeridian import (
+    centre_lon,
+    join_antimeridian,
+    to_window,
+    wrap_lon,
+)
+from stations_generator.core.geo.features import GeodesicFeatures, PlaceIndex, unit_vectors
+from stations_generator.core.geo.geodesy import geodesic_area_km2
+from stations_generator.core.geo.shapes import AzimuthalFrame, distance_m
+from stations_generator.core.questions.game import Game
+from stations_generator.core.questions.geometry import (
+    NOT_WITHIN,
+    TENTACLES_RADIUS_M,
+    MatchingNearestQuestion,
+    MatchingStationQuestion,
+    MatchingZoneQuestion,
+    MeasuringQuestion,
+    Place,
+    Question,
+    QuestionError,
+    RadiusQuestion,
+    Station,
+    TentaclesQuestion,
+    ThermometerQuestion,
+    Zone,
+)
+from stations_generator.core.questions.rules import ADMIN_LEVELS, rule_set
+from stations_generator.errors import InputError
+from stations_generator.formats import jsonio, schemas
+from stations_generator.formats.playarea import load_polygons, parse_polygons
+from stations_generator.formats.stationfile import read_station_map
+from stations_generator.osm import extracts, layers, overpass
+from stations_generator.osm import filters as osm_filters
+from stations_generator.osm.routes import Route, StopIndex, routes_serving, stop_index
+
+FORMAT = "stations-generator-game/1"
+MAX_GAME_BYTES = 64 * 1024**2
+DEFAULT_STATION_CATEGORIES = ("train_station", "train_halt", "tram_stop")
+# The first read reaches this far beyond the play area; places, lines and zones farther
+# out are read too when the geometry needs them (OsmContext.places / features).
+SUBJECT_MARGIN_M = 50_000.0
+_RADIUS_MIN_M = 6_335_000.0  # smallest radius of curvature of WGS84 (meridian at the equator)
+LINE_SUBJECTS = ("coastline", "high_speed_rail", "border", "body_of_water")
+STATION_SUBJECTS = {"station-letter": "letter", "station-length": "length", "transit-line": "line"}
+QUESTION_TYPES = ("radius", "thermometer", "tentacles", "matching", "measuring")
+_UNITS = {"m": 1.0, "km": 1000.0, "mi": 1609.344, "mile": 1609.344, "miles": 1609.344, "ft": 0.3048}
+
+
+def parse_distance(value: Any, what: str = "distance") -> float:
+    """Metres from a number or a string like ``"2 km"`` / ``"0.25 mi"``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        metres = float(value)
+    else:
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", str(value))
+        if not m or m.group(2).lower() not in ("", *_UNITS):
+            raise InputError(
+                f'cannot read {what} {value!r}; write e.g. 500, "500 m", "2 km" or "3 mi"'
+            )
+        metres = float(m.group(1)) * _UNITS.get(m.group(2).lower() or "m", 1.0)
+    if not math.isfinite(metres) or not 0 < metres <= HALF_EARTH_M:
+        raise InputError(
+            f"{what} {value!r} is not a distance on Earth; give more than 0 and at most 20000 km"
+        )
+    return metres
+
+
+def parse_lat_lon(value: Any, what: str) -> tuple[float, float]:
+    """(lon, lat) from {"lat", "lon"|"lng"} or "LAT,LON"; checks ranges and swaps."""
+    if isinstance(value, dict):
+        lat, lon = value.get("lat"), value.get("lon", value.get("lng"))
+    elif isinstance(value, str) and "," in value:
+        lat, lon = value.split(",", 1)
+    else:
+        raise InputError(f'{what} must be {{"lat": …, "lon": …}} or "LAT,LON", got {value!r}')
+    try:
+        lat, lon = float(lat), float(lon)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{what}: coordinates {value!r} are not numbers") from None
+    if not (math.isfinite(lat) and math.isfinite(lon)):
+        raise InputError(f"{what}: coordinates {value!r} are not finite numbers; give LAT,LON")
+    if abs(lat) > 90:
+        hint = " — latitude and longitude look swapped" if abs(lon) <= 90 else ""
+        raise InputError(f"{what}: latitude {lat:g} is out of range{hint}")
+    if abs(lon) > 180:
+        raise InputError(f"{what}: longitude {lon:g} is out of range")
+    return lon, lat
+
+
+@dataclass
+class OsmContext:
+    """OSM data around a play area, turned into what questions need (the taibeled Resolver).
+
+    Places, lines and zones are read around the play area: first ``margin_m`` beyond
+    it, then as far as the geometry needs (:meth:`places`, :meth:`features`), so a
+    place counts as long as it can be the nearest one for some point of the area or
+    of a seeker's position. Every geometry is moved into the play area's longitude
+    window (:mod:`.core.antimeridian`), so areas across ±180° work like any other.
+
+    Parameters
+    ----------
+    play_area : shapely (Multi)Polygon, lon/lat (continuous across ±180°)
+    files : OSM extracts and Overpass JSON files
+    catalogue : the tag catalogue
+    margin_m : how far beyond the play area the first read reaches
+    station_filters : extra OSM filters read with the catalogue (taibeled ``zoneOptions``)
+    fetch : optional ``fetch(polygon) -> list[OsmElement]``: places and stations from
+        Overpass instead of files (online taibeled states)
+    """
+
+    play_area: BaseGeometry
+    files: Sequence[Path] = ()
+    catalogue: Catalogue = field(default_factory=load_catalogue)
+    margin_m: float = SUBJECT_MARGIN_M
+    station_filters: tuple = ()
+    fetch: Callable[[BaseGeometry], list[OsmElement]] | None = None
+    _reads: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def centre(self) -> float:
+        """The play area's central longitude: every geometry is moved within 180° of it."""
+        return centre_lon(self.play_area)
+
+    @cached_property
+    def frame(self) -> AzimuthalFrame:
+        return AzimuthalFrame.around(self.play_area)
+
+    @property
+    def bbox(self) -> tuple[float, float, float, float]:
+        """The first read's box (the widest piece when it is split at ±180°)."""
+        return max(self.bboxes(self.margin_m), key=lambda b: b[2] - b[0])
+
+    def bboxes(self, margin_m: float) -> list[tuple[float, float, float, float]]:
+        """Lon/lat boxes in [-180°, 180°] holding every point within ``margin_m`` of the area.
+
+        Latitudes grow by ``margin / R_min`` (R_min = 6335 km, the smallest radius of
+        curvature of WGS84); longitudes by ``asin(sin(margin/R_min) / cos φ)`` at the
+        area's most poleward latitude φ, the most a geodesic of that length can turn
+        east or west. A box crossing ±180° is split in two; near a pole it is a band.
+        """
+        minx, miny, maxx, maxy = self.play_area.bounds
+        delta = margin_m * 1.01 / _RADIUS_MIN_M
+        dlat = math.degrees(delta)
+        south, north = max(miny - dlat, -90.0), min(maxy + dlat, 90.0)
+        top = math.radians(max(abs(miny), abs(maxy)))
+        if delta >= math.pi / 2 - top or south <= -90.0 or north >= 90.0:
+            return [(-180.0, south, 180.0, north)]
+        dlon = math.degrees(math.asin(min(1.0, math.sin(delta) / math.cos(top))))
+        west, east = minx - dlon, maxx + dlon
+        if east - west >= 360.0:
+            return [(-180.0, south, 180.0, north)]
+        out = []
+        for turns in (-1, 0, 1):
+            lo, hi = max(west - 360 * turns, -180.0), min(east - 360 * turns, 180.0)
+            if lo < hi:
+                out.append((lo, south, hi, north))
+        return out
+
+    def _covers_world(self, margin_m: float) -> bool:
+        boxes = self.bboxes(margin_m)
+        return len(boxes) == 1 and boxes[0][0] == -180.0 and boxes[0][2] == 180.0
+
+    def _extracts(self) -> list[Path]:
+        return [Path(f) for f in self.files if not str(f).lower().endswith(".json")]
+
+    def _check_files(self) -> None:
+        for f in self.files:
+            if not Path(f).exists():
+                raise InputError(f"OSM file {Path(f).name!r} does not exist; check the path")
+
+    @property
+    def _keep(self):
+        """The tag predicate of the reads: the catalogue, and the station filters if any."""
+        if not self.station_filters:
+            return self.catalogue.keeps
+        return lambda tags: (
+            self.catalogue.keeps(tags) or osm_filters.matches(self.station_filters, tags)
+        )
+
+    def _in_window(self, e: OsmElement) -> OsmElement:
+        lon = wrap_lon(e.lon, self.centre)
+        return e if lon == e.lon else dataclasses.replace(e, lon=lon)
+
+    def _read_elements(self, margin_m: float) -> tuple[float, list[OsmElement]]:
+        """Every kept element within ``margin_m`` of the area (or more), and the margin read."""
+        done = self._reads.get("elements")
+        if done is not None and done[0] >= margin_m:
+            return done
+        self._check_files()
+        out: dict[str, OsmElement] = {}
+        for f in self.files:
+            path = Path(f)
+            if str(path).lower().endswith(".json"):
+                raw = overpass.read_overpass_json_file(
+                    path, keep=lambda el: bool(el.get("tags")) and self._keep(el["tags"])
+                )
+                found = [e for e in overpass.parse_overpass_json(raw) if self._keep(e.tags)]
+            else:
+                found = [
+                    e
+                    for box_ in self.bboxes(margin_m)
+                    for e in (
+                        extracts.read_points(path, self._keep, box_)
+                        if self.station_filters
+                        else layers.points(path, self.catalogue, box_)
+                    )
+                ]
+            for e in found:
+                out.setdefault(e.key, e)
+        if self.fetch is not None:
+            hull = shapely.convex_hull(self.play_area)
+            reach = self.frame.unproject(
+                self.frame.project_area(hull).buffer(margin_m, quad_segs=4)
+            )
+            for e in self.fetch(reach):
+                if self._keep(e.tags):
+                    out.setdefault(e.key, e)
+        if not self._extracts() and self.fetch is None:
+            margin_m = math.inf  # Overpass JSON holds what it holds: nothing more to read
+        elements = sorted(
+            (self._in_window(e) for e in out.values()), key=lambda e: (e.osm_type, e.osm_id)
+        )
+        self._reads["elements"] = (margin_m, elements)
+        self._reads.pop("subjects", None)
+        return margin_m, elements
+
+    @property
+    def elements(self) -> list[OsmElement]:
+        return self._read_elements(self.margin_m)[1]
+
+    def _subject_index(self, margin_m: float) -> tuple[float, dict[str, list[Place]]]:
+        read, elements = self._read_elements(margin_m)
+        cached = self._reads.get("subjects")
+        if cached is not None and cached[0] == read:
+            return cached
+        index: dict[str, list[Place]] = {}
+        for e in elements:
+            subjects = {s for c in self.catalogue.matching(e.tags) for s in c.subjects}
+            for s in sorted(subjects):
+                index.setdefault(s, []).append(Place(e.key, e.tags.get("name", ""), e.lon, e.lat))
+        self._reads["subjects"] = (read, index)
+        return read, index
+
+    @cached_property
+    def _area_nodes(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """Lattice nodes (lon, lat) around the area (32 cells across), and a bound ``h`` (m).
+
+        The lattice is regular in lon/lat; every cell touching the area keeps its four
+        corners, so every point of the area is within a cell's diagonal ``h`` (measured
+        geodesically at the cell row nearest the equator, where cells are largest) of a
+        node: the farthest a point of the area can be from its nearest place is at most
+        the largest node-to-nearest-place distance plus ``h``.
+        """
+        minx, miny, maxx, maxy = self.play_area.bounds
+        dx, dy = max((maxx - minx) / 32.0, 1e-3), max((maxy - miny) / 32.0, 1e-3)
+        xs = np.arange(minx - dx, maxx + 2 * dx, dx)
+        ys = np.arange(miny - dy, maxy + 2 * dy, dy)
+        gx, gy = (a.ravel() for a in np.meshgrid(xs, ys))
+        near = shapely.dwithin(self.play_area, shapely.points(gx, gy), 1.5 * math.hypot(dx, dy))
+        lat0 = float(np.clip(0.0, miny - dy, maxy + dy))  # the row nearest the equator
+        h = float(distance_m(minx, lat0 - dy / 2, minx + dx, lat0 + dy / 2))
+        return gx[near], gy[near], h
+
+    def _seeker_gap(self, seeker: tuple[float, float]) -> float:
+        """An upper bound of the distance (m) from a seeker to the play area."""
+        if self.play_area.covers(Point(seeker)):
+            return 0.0
+        x, y = self.frame.project_xy([seeker[0]], [seeker[1]])
+        return float(self.frame.project_area(self.play_area).distance(shapely.Point(x[0], y[0])))
+
+    def _covering(self, subject: str, places: Sequence[Place], lon, lat) -> np.ndarray:
+        """An upper bound of the distance from each point to its nearest place (m)."""
+        pts = np.array([[p.lon, p.lat] for p in places])
+        index = PlaceIndex(pts[:, 0], pts[:, 1])
+        # The geodesic distance to the chord-nearest place: an upper bound is enough here.
+        return index._candidates(unit_vectors(lon, lat), lon, lat)[3]
+
+    def _needed_margin(
+        self,
+        subject: str,
+        places: Sequence[Place],
+        seekers: Sequence[tuple[float, float]],
+        reach_m: float,
+    ) -> float:
+        """How far beyond the area a place can still matter (see :meth:`places`)."""
+        key = ("covering", subject, len(places))
+        if key not in self._reads:
+            lon, lat, h = self._area_nodes
+            self._reads[key] = float(self._covering(subject, places, lon, lat).max()) + h
+        covering = self._reads[key]
+        if seekers:
+            at = self._covering(
+                subject,
+                places,
+                np.array([s[0] for s in seekers]),
+                np.array([s[1] for s in seekers]),
+            )
+            covering = max(covering, float(at.max()))
+        gap = max((self._seeker_gap(s) for s in seekers), default=0.0)
+        return max(covering, reach_m) + gap + 1000.0
+
+    def places(
+        self,
+        subject: str,
+        seekers: Sequence[tuple[float, float]] = (),
+        reach_m: float = 0.0,
+    ) -> tuple[Place, ...]:
+        """Places of a catalogue subject that can matter for the play area.
+
+        That is every place that can be the nearest one for some point of the area or
+        of a seeker's position (``seekers``), and every place within ``reach_m`` of a
+        seeker (tentacles). How far that reaches follows from the places themselves:
+        no point of the area is farther from its nearest place than the covering
+        radius ``R`` (bounded on a lattice over the area), so places more than ``R``
+        beyond the area cannot be anyone's nearest. The data are read again, wider,
+        when ``R`` reaches beyond the first read.
+        """
+        if subject not in self.catalogue.subjects:
+            raise InputError(
+                f"unknown subject {subject!r}; use one of {', '.join(self.catalogue.subjects)}"
+            )
+        margin = self.margin_m
+        while True:
+            read, index = self._subject_index(margin)
+            found = index.get(subject, ())
+            if not found:
+                if math.isinf(read) or self._covers_world(read):
+                    return ()
+                margin = read * 4
+                continue
+            need = self._needed_margin(subject, found, seekers, reach_m)
+            if need <= read:
+                boxes = self.bboxes(need)
+                return tuple(
+                    p
+                    for p in found
+                    if any(
+                        b[0] <= wrap_lon(p.lon, 0.0) <= b[2] and b[1] <= p.lat <= b[3]
+                        for b in boxes
+                    )
+                )
+            margin = need
+
+    def features(
+        self, subject: str, seekers: Sequence[tuple[float, float]] = ()
+    ) -> tuple[BaseGeometry, ...]:
+        """Geometries for a measuring subject: lines, polygons or the subject's points.
+
+        Lines and polygons are read as far beyond the area as the seekers' own
+        distance to the nearest one (plus their distance to the area): nothing
+        farther can be nearer for any point of the area than the seeker's distance.
+        """
+        if subject not in LINE_SUBJECTS:
+            return tuple(Point(p.lon, p.lat) for p in self.places(subject, seekers))
+        margin = self.margin_m
+        while True:
+            found = self._shapes(subject, margin)
+            if not found:
+                if self._covers_world(margin) or not self._extracts():
+                    return ()
+                margin *= 4
+                continue
+            if not seekers:
+                return found
+            index = GeodesicFeatures(found, self.frame)
+            d = index.distance([s[0] for s in seekers], [s[1] for s in seekers])
+            need = float(np.max(d + np.array([self._seeker_gap(s) for s in seekers]))) + 1000.0
+            if need <= margin or self._covers_world(margin):
+                return found
+            margin = need
+
+    def _shapes(self, subject: str, margin_m: float) -> tuple[BaseGeometry, ...]:
+        key = ("shapes", subject, round(margin_m, 3))
+        if key not in self._reads:
+            boxes = self.bboxes(margin_m)
+            if subject == "coastline":
+                found = self._lines("coastline", boxes)
+            elif subject == "high_speed_rail":
+                found = self._lines("high_speed_rail", boxes)
+            elif subject == "border":
+                found = tuple(z.geometry.boundary for z in self._zones(2, boxes))
+            else:  # body_of_water
+                found = self._unique(
+                    (f"{f}:{k}", g)
+                    for f in self._extracts()
+                    for b in boxes
+                    for k, g in enumerate(layers.water(f, b))
+                )
+            self._reads[key] = found
+        return self._reads[key]
+
+    def _unique(self, keyed) -> tuple[BaseGeometry, ...]:
+        seen: dict = {}
+        for k, g in keyed:
+            seen.setdefault(k, g)
+        return tuple(to_window(g, self.centre) for g in seen.values())
+
+    def _lines(self, layer: str, boxes) -> tuple[BaseGeometry, ...]:
+        self._check_files()
+        return self._unique(
+            ((str(f), key), line)
+            for f in self._extracts()
+            for b in boxes
+            for key, _, line in layers.lines(f, layer, b)
+        )
+
+    def zones(self, level: int) -> tuple[Zone, ...]:
+        """Named admin areas of an OSM admin level (boundary=administrative) touching the area."""
+        return self._zones(level, self.bboxes(1000.0))
+
+    def _zones(self, level: int, boxes) -> tuple[Zone, ...]:
+        self._check_files()
+        key = str(level)
+        found: dict[str, Zone] = {}
+        for f in self._extracts():
+            for b in boxes:
+                for zid, tags, geom in layers.areas(f, "admin", b):
+                    if tags.get("admin_level") != key:
+                        continue
+                    found.setdefault(
+                        zid, Zone(zid, tags.get("name", ""), to_window(geom, self.centre))
+                    )
+        return tuple(sorted(found.values(), key=lambda z: z.id))
+
+    @cached_property
+    def routes(self) -> list[Route]:
+        return [r for f in self._extracts() for r in layers.routes(f)]
+
+    @cached_property
+    def _stop_index(self) -> StopIndex:
+        return stop_index(self.routes)
+
+    def stations_from_osm(
+        self, categories: Sequence[str] = (), filters: Sequence = ()
+    ) -> list[Station]:
+        """Stations inside the play area: of catalogue ``categories`` or matching OSM ``filters``."""
+        cats = self.catalogue.select(list(categories)) if categories else {}
+        out = []
+        for e in self.elements:
+            if not self.play_area.covers(Point(e.lon, e.lat)):
+                continue
+            if filters:
+                if not osm_filters.matches(filters, e.tags):
+                    continue
+            elif not any(c.name in cats for c in self.catalogue.matching(e.tags)):
+                continue
+            out.append(self._station(e.key, e.tags.get("name", ""), e.lon, e.lat, e.tags, e.osm_id))
+        return out
+
+    def _station(self, sid, name, lon, lat, tags, osm_id=None) -> Station:
+        kinds = tuple(
+            sorted(
+                (k, v)
+                for k, v in tags.items()
+                if k in ("railway", "station", "public_transport", "highway", "amenity")
+            )
+        )
+        served = (
+            routes_serving(lon, lat, osm_id, self.routes, self._stop_index) if self.routes else []
+        )
+        return Station(
+            sid,
+            name,
+            lon,
+            lat,
+            kinds,
+            frozenset(r.id for r in served),
+            frozenset(r.line_ref for r in served),
+        )
+
+    def stations_from_file(self, path: Path) -> list[Station]:
+        """Stations from a stations.geojson written by ``generate`` (the one station-map reader)."""
+        station_map = read_station_map(path)
+        out = []
+        for st, props in zip(station_map.stations, station_map.properties, strict=True):
+            tags = {}
+            if st.category in self.catalogue:
+                first = self.catalogue[st.category].match[0]
+                tags = {c.key: c.value for c in first if c.op == "="}
+            osm_id = props.get("osm_id") if props.get("osm_type") == "node" else None
+            lon = wrap_lon(st.lon, self.centre)
+            out.append(self._station(st.id, st.name, lon, st.lat, tags, osm_id))
+        return out
+
+    def station_near(
+        self, lon: float, lat: float, stations: Sequence[Station] = ()
+    ) -> Station | None:
+        if not stations:
+            return None
+        d = distance_m(
+            np.full(len(stations), lon),
+            np.full(len(stations), lat),
+            np.array([s.lon for s in stations]),
+            np.array([s.lat for s in stations]),
+        )
+        return stations[int(np.argmin(d))]
+
+
+def _answer(value: Any, yes: Sequence[str], no: Sequence[str], where: str) -> bool | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in yes:
+        return True
+    if text in no:
+        return False
+    raise InputError(f"{where}: answer {value!r} is not one of {', '.join((*yes, *no))}")
+
+
+def question_from_dict(
+    raw: dict,
+    context: OsmContext,
+    stations: Sequence[Station],
+    where: str,
+    context_country: str | None = None,
+) -> Question:
+    """One question of a game file, resolved against the OSM context."""
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: a question must be a JSON object")
+    kind = str(raw.get("type", raw.get("id", ""))).lower()
+    if kind not in QUESTION_TYPES:
+        raise InputError(
+            f"{where}: unknown question type {kind!r}; use {', '.join(QUESTION_TYPES)}"
+        )
+    ans = raw.get("answer")
+    try:
+        if kind == "radius":
+            return RadiusQuestion(
+                parse_lat_lon(raw.get("seeker"), f"{where} seeker"),
+                parse_distance(raw.get("radius"), f"{where} radius"),
+                _answer(ans, ("within", "inside", "yes"), ("not within", "outside", "no"), where),
+            )
+        if kind == "thermometer":
+            return ThermometerQuestion(
+                parse_lat_lon(raw.get("start"), f"{where} start"),
+                parse_lat_lon(raw.get("end"), f"{where} end"),
+                _answer(ans, ("hotter", "warmer"), ("colder",), where),
+                parse_distance(raw["distance"], f"{where} distance") if "distance" in raw else None,
+            )
+        subject = str(raw.get("subject", ""))
+        seeker = parse_lat_lon(raw.get("seeker"), f"{where} seeker")
+        if kind == "tentacles":
+            radius = raw.get("radius", TENTACLES_RADIUS_M.get(subject))
+            if radius is None:
+                raise InputError(f"{where}: tentacles on {subject!r} needs a radius")
+            places = context.places(subject, [seeker], parse_distance(radius))
+            nearest = None
+            if ans is not None:
+                text = str(ans)
+                if text.lower() in (NOT_WITHIN, "none", "no"):
+                    nearest = NOT_WITHIN
+                else:
+                    match = [p for p in places if p.id == text] or [
+                        p for p in places if p.name.casefold() == text.casefold()
+                    ]
+                    if not match:
+                        raise InputError(
+                            f"{where}: no {subject} called {text!r} near the play area"
+                        )
+                    nearest = match[0].id
+            return TentaclesQuestion(seeker, parse_distance(radius), subject, places, nearest)
+        if kind == "matching":
+            same = _answer(ans, ("same", "yes"), ("different", "no"), where)
+            if subject in ("zone", "zone-letter"):
+                level = int(raw.get("level", 0))
+                presets = ADMIN_LEVELS.get(str(context_country or "").upper())
+                if presets and level not in presets:
+                    raise InputError(
+                        f"{where}: admin level {level} is not a zone level in {context_country}; "
+                        f"use {', '.join(map(str, presets))}"
+                    )
+                zones = context.zones(level)
+                if not zones:
+                    raise InputError(f"{where}: no admin zones of level {level} in the OSM data")
+                return MatchingZoneQuestion(
+                    seeker, level, zones, same, by_letter=subject == "zone-letter"
+                )
+            if subject in STATION_SUBJECTS:
+                sid = raw.get("seeker_station")
+                station = (
+                    next((s for s in stations if s.id == sid), None)
+                    if sid
+                    else context.station_near(*seeker, stations)
+                )
+                if station is None:
+                    raise InputError(
+                        f"{where}: no station {'named ' + repr(sid) if sid else 'in the game'} for the seeker"
+                    )
+                return MatchingStationQuestion(station, STATION_SUBJECTS[subject], same)
+            return MatchingNearestQuestion(seeker, subject, context.places(subject, [seeker]), same)
+        # measuring
+        features = context.features(subject, [seeker])
+        if not features:
+            raise InputError(f"{where}: no {subject} in the OSM data near the play area")
+        return MeasuringQuestion(
+            seeker,
+            subject,
+            features,
+            context.frame,
+            _answer(ans, ("closer", "hider closer", "yes"), ("further", "farther", "no"), where),
+        )
+    except QuestionError as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
+@dataclass
+class LoadedGame:
+    """A game read from disk, with the context it was resolved against."""
+
+    game: Game
+    context: OsmContext
+    source: str
+
+
+def _resolve(base: Path, value: str) -> Path:
+    p = Path(value)
+    return p if p.is_absolute() else base / p
+
+
+def _read_game_data(path: Path) -> Any:
+    """The parsed game file: JSON, or a share link / bare ``hzc`` code (checked, bounded)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"game file {path.name!r} does not exist; check the path")
+    if path.is_dir():
+        raise InputError(f"game file {path.name!r} is a folder; give a GAME.json")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_GAME_BYTES:
+        raise InputError(
+            f"{path.name} is {len(raw) / 1024**2:.0f} MiB, more than the "
+            f"{MAX_GAME_BYTES / 1024**2:.0f} MiB accepted for a game file"
+        )
+    text = jsonio.decode_text(raw, path.name).strip()
+    if text.startswith("{") or text.startswith("["):
+        return jsonio.loads(text, path.name, "a game file")
+    from stations_generator.formats import taibeled
+
+    if "hzc=" not in text and not re.fullmatch(r"[A-Za-z0-9_\-]+=*", text):
+        raise InputError(
+            f"{path.name!r} is not a game file (neither JSON nor a share link); give a "
+            "GAME.json, a taibeled state, or a file holding a ?hzc= link"
+        )
+    return taibeled.load_any(text)
+
+
+def load_game(
+    path: Path,
+    osm_override: Sequence[Path] = (),
+    sources: MapSources | None = None,
+    warn: Callable[[str], None] = lambda _m: None,
+) -> LoadedGame:
+    """Read a game: our GAME.json, a taibeled state / question list, or an ``hzc`` share link.
+
+    Parameters
+    ----------
+    path : Path
+        The file (a text file holding a share link works too).
+    osm_override : sequence of Path
+        OSM files to use instead of (or, for taibeled states, as) the game's sources.
+    sources : MapSources, optional
+        ``--play-area``, ``--stations`` and the Overpass client, for what the file
+        does not say (a question list has no map) or to override it.
+    warn : callable
+        Receives one-line warnings (play-area repairs, a play area taken from the data).
+    """
+    path = Path(path)
+    sources = sources or MapSources()
+    if osm_override:
+        sources = dataclasses.replace(sources, osm=tuple(Path(f) for f in osm_override))
+    data = _read_game_data(path)
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        return _load_ours(data, path.parent, sources, path.name, warn)
+    from stations_generator.app.taibeled_game import load_taibeled_game
+
+    return load_taibeled_game(data, sources, path.name, warn)
+
+
+def load_cost_questions(path: Path, sources: MapSources | None = None) -> list[Question]:
+    """The questions of a game for the cost ledger.
+
+    Taibeled JSON (a state, a question list, one question) needs no map or OSM data
+    for this; our GAME.json is read whole (its subjects come from its OSM data).
+    """
+    data = _read_game_data(path)
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        return load_game(path, sources=sources).game.questions
+    from stations_generator.app.taibeled_game import cost_questions
+
+    return cost_questions(data)
+
+
+def _check_positions(questions: Sequence[dict]) -> None:
+    """Points and distances of every question, checked before any OSM data is read."""
+    for k, raw in enumerate(questions, 1):
+        for key in ("seeker", "start", "end"):
+            if key in raw:
+                parse_lat_lon(raw[key], f"question {k} {key}")
+        for key in ("radius", "distance"):
+            if key in raw:
+                parse_distance(raw[key], f"question {k} {key}")
+
+
+def _load_ours(
+    data: dict, base: Path, sources: MapSources, source: str, warn: Callable[[str], None]
+) -> LoadedGame:
+    jsonio.validate(data, schemas.GAME, source)
+    area_spec = data.get("play_area")
+    if sources.play_area is not None:
+        area = load_polygons(sources.play_area, warn)
+    elif isinstance(area_spec, str):
+        area = load_polygons(_resolve(base, area_spec), warn)
+    elif isinstance(area_spec, dict):
+        area = parse_polygons(area_spec, f"{source} play_area", warn)
+    else:
+        raise InputError(f"{source}: play_area must be a GeoJSON object or a file path")
+    # The reader keeps an area across ±180° split there (RFC 7946); questions need it whole.
+    area = join_antimeridian(area)
+    _check_positions(data.get("questions", []))
+    files = list(sources.osm) or [_resolve(base, f) for f in data.get("osm", [])]
+    context = OsmContext(area, files)
+    try:
+        rules = rule_set(str(data.get("rules", "official")))
+    except ValueError as exc:
+        raise InputError(f"{source}: {exc}") from None
+    size = str(data.get("game_size") or infer_game_size(geodesic_area_km2(area))).upper()
+    if size not in ("S", "M", "L"):
+        raise InputError(f"{source}: game_size must be S, M or L")
+    stations_spec = data.get("stations", {"categories": list(DEFAULT_STATION_CATEGORIES)})
+    if sources.stations is not None:
+        stations = context.stations_from_file(sources.stations)
+    elif isinstance(stations_spec, str):
+        stations = context.stations_from_file(_resolve(base, stations_spec))
+    else:
+        stations = context.stations_from_osm(
+            stations_spec.get("categories", DEFAULT_STATION_CATEGORIES)
+        )
+    questions = [
+        question_from_dict(q, context, stations, f"question {k}", data.get("country"))
+        for k, q in enumerate(data.get("questions", []), 1)
+    ]
+    game = Game(
+        area,
+        rules,
+        size,
+        stations,
+        questions,
+        tuple(data.get("modifiers", ())),
+        data.get("country"),
+    )
+    try:
+        game.rules.radius_m(size, game.modifiers)
+    except ValueError as exc:
+        raise InputError(f"{source}: {exc}") from None
+    return LoadedGame(game, context, source)
+
+
+class TaibeledResolver:
+    """The taibeled Resolver over an :class:`OsmContext`.
+
+    ``seekers`` are the positions of every question of the state: places and lines
+    are read as far as any of them needs (see :meth:`OsmContext.places`).
+    """
+
+    def __init__(
+        self,
+        context: OsmContext,
+        stations: Sequence[Station],
+        seekers: Sequence[tuple[float, float]] = (),
+        reach_m: float = 0.0,
+    ):
+        self.context = context
+        self.stations = stations
+        self.seekers = list(seekers)
+        self.reach_m = reach_m
+        self.frame = context.frame
+
+    def places(self, subject: str) -> tuple[Place, ...]:
+        return self.context.places(subject, self.seekers, self.reach_m)
+
+    def features(self, subject: str) -> tuple[BaseGeometry, ...]:
+        return self.context.features(subject, self.seekers)
+
+    def zones(self, level: int) -> tuple[Zone, ...]:
+        return self.context.zones(level)
+
+    def station_near(self, lon: float, lat: float) -> Station | None:
+        return self.context.station_near(lon, lat, self.stations)
+
+
+def game_to_dict(loaded: LoadedGame) -> dict:
+    """A summary of the loaded game (for ``-v`` and tests)."""
+    g = loaded.game
+    return {
+        "rules": g.rules.name,
+        "game_size": g.game_size,
+        "hiding_radius_m": g.hiding_radius_m,
+        "stations": len(g.stations),
+        "questions": [q.label() for q in g.questions],
+        "play_area_km2": round(geodesic_area_km2(g.play_area), 3),
+        "bounds": list(shapely.bounds(g.play_area)),
+    }

@@ -1,0 +1,239 @@
+"""Games as files: load one, apply its questions, check a zone, answer as the hider.
+
+The steps behind ``questions apply | answer`` and ``zones check`` and the public API
+(:mod:`stations_generator.api`); the commands only parse options and print.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from stations_generator.app.gamefile import LoadedGame, load_game
+from stations_generator.app.taibeled_game import MapSources
+from stations_generator.core.geo.antimeridian import split_antimeridian, wrap_lon
+from stations_generator.core.questions.game import Elimination, Game, ZoneCheck, ZoneStatus
+from stations_generator.core.questions.geometry import QuestionError, Station
+from stations_generator.errors import InputError
+from stations_generator.formats.geojson import dumps_geojson, polygon_rings
+
+REMAINING_GEOJSON = "remaining.geojson"
+ZONES_GEOJSON = "zones.geojson"
+ELIMINATION_HTML = "elimination.html"
+#: The files ``questions apply`` owns in its -o folder (elimination.html only with --map).
+APPLY_FILES = (REMAINING_GEOJSON, ZONES_GEOJSON, ELIMINATION_HTML)
+
+
+def load(game: Path, sources: MapSources, warn, *, validate: bool = True) -> LoadedGame:
+    """Read a game file (any format ``questions`` reads); question errors -> InputError.
+
+    With ``validate`` every question must carry an answer (what ``apply`` needs).
+    """
+    game = Path(game)
+    try:
+        loaded = load_game(game, sources=sources, warn=warn)
+        if validate:
+            loaded.game.validate()
+    except QuestionError as exc:
+        raise InputError(f"{game.name}: {exc}") from None
+    return loaded
+
+
+def _geometry(geom) -> dict | None:
+    geom = split_antimeridian(geom)  # RFC 7946: cut at ±180°, longitudes in [-180, 180]
+    polys = [
+        g for g in getattr(geom, "geoms", [geom]) if g.geom_type == "Polygon" and not g.is_empty
+    ]
+    if not polys:
+        return None
+    if len(polys) == 1:
+        return {"type": "Polygon", "coordinates": polygon_rings(polys[0])}
+    return {"type": "MultiPolygon", "coordinates": [polygon_rings(p) for p in polys]}
+
+
+def _feature(fid: str, props: dict, geom: dict | None) -> dict:
+    return {"type": "Feature", "id": fid, "properties": props, "geometry": geom}
+
+
+def elimination_geojson(game: Game, elimination: Elimination) -> dict:
+    """Remaining area plus one feature per question with the area it removed."""
+    features = [
+        _feature(
+            "remaining",
+            {"role": "remaining", "area_km2": round(elimination.remaining_km2, 6)},
+            _geometry(elimination.remaining),
+        )
+    ]
+    for k, step in enumerate(elimination.steps, 1):
+        q = step.question
+        features.append(
+            _feature(
+                f"question/{k}",
+                {
+                    "role": "eliminated",
+                    "question": k,
+                    "label": q.label(),
+                    "answer": q.answer_text(q.answer),
+                    "removed_km2": round(step.removed_km2, 6),
+                    "stations_removed": list(step.stations_removed),
+                    "set_aside": step.set_aside,
+                    "contradicts": list(step.contradicts),
+                },
+                _geometry(step.removed),
+            )
+        )
+    return {"type": "FeatureCollection", "features": features}
+
+
+def zones_geojson(game: Game, zones: list[ZoneStatus]) -> dict:
+    """Every hiding zone as a Point Feature with its status (circles are drawn by the viewer)."""
+    features = []
+    for z in zones:
+        s = z.station
+        features.append(
+            {
+                "type": "Feature",
+                "id": s.id,
+                "properties": {
+                    "id": s.id,
+                    "name": s.name,
+                    "possible": z.possible,
+                    "fraction": round(z.fraction, 4),
+                    "reason": z.reason,
+                    "radius_m": round(game.hiding_radius_m, 1),
+                },
+                "geometry": {
+                    "type": "Point",
+                    "coordinates": [round(float(wrap_lon(s.lon)), 7), round(s.lat, 7)],
+                },
+            }
+        )
+    return {"type": "FeatureCollection", "features": features}
+
+
+def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus]) -> list[str]:
+    """The table printed on stderr after ``questions apply``."""
+    lines = [
+        f"{'#':>2}  {'question':<34} {'answer':<24} {'removed km²':>11} {'left km²':>9} "
+        f"{'stations removed':>16}"
+    ]
+    for k, step in enumerate(elimination.steps, 1):
+        q = step.question
+        # Area in the km² columns, stations in their own: a station question removes
+        # stations, not area; a question set aside removes neither.
+        removed = "set aside" if step.set_aside else f"{step.removed_km2:.4f}"
+        out = "-" if step.set_aside else str(len(step.stations_removed))
+        lines.append(
+            f"{k:>2}  {q.label()[:34]:<34} {q.answer_text(q.answer)[:24]:<24} {removed:>11} "
+            f"{step.remaining_km2:>9.4f} {out:>16}"
+        )
+    possible = [z for z in zones if z.possible]
+    lines.append(
+        f"Remaining: {elimination.remaining_km2:.4f} km²; hiding zones still possible: "
+        f"{len(possible)} of {len(zones)} (radius {game.hiding_radius_m:g} m)"
+    )
+    return lines
+
+
+def apply_texts(
+    game: Game, elimination: Elimination, zones: list[ZoneStatus], *, html_map: bool, title: str
+) -> dict[str, str]:
+    """The files of ``questions apply`` by name (elimination.html only with ``html_map``)."""
+    texts = {
+        REMAINING_GEOJSON: dumps_geojson(elimination_geojson(game, elimination)),
+        ZONES_GEOJSON: dumps_geojson(zones_geojson(game, zones)),
+    }
+    if html_map:
+        texts[ELIMINATION_HTML] = elimination_page(game, elimination, zones, title)
+    return texts
+
+
+def elimination_page(
+    game: Game, elimination: Elimination, zones: list[ZoneStatus], title: str
+) -> str:
+    """The elimination map page (elimination.html): a layer per question, the zones."""
+    from stations_generator.pages.elimination_map import elimination_map
+    from stations_generator.pages.folium_map import render_station_map
+
+    return render_station_map(elimination_map(game, elimination, zones, title=title))
+
+
+def game_title(path: Path) -> str:
+    """A game's map title: its folder for ``…/game.json``, else its file name."""
+    path = Path(path)
+    return path.parent.name if path.stem == "game" else path.stem
+
+
+def find_station(game: Game, station_id: str) -> Station:
+    """The game's station with this id (``node/123``) or exact name (any case)."""
+    for s in game.stations:
+        if s.id == station_id or s.name.casefold() == station_id.casefold():
+            return s
+    raise InputError(
+        f"no station {station_id!r} in the game; give an id like node/123 or an exact name"
+    )
+
+
+def check_zone(
+    game: Game,
+    *,
+    station: str | None = None,
+    at: tuple[float, float] | None = None,
+    label: str = "",
+) -> ZoneCheck:
+    """Is the hiding zone of ``station`` (id or name) or centred at ``at`` = (lon, lat) valid?"""
+    if (station is None) == (at is None):
+        raise InputError("give exactly one of a station or a position")
+    if station is not None:
+        return game.check_zone(station=find_station(game, station))
+    result = game.check_zone(point=at)
+    if not result.inside_map:
+        raise InputError(
+            f"--at {label or at} is outside the play area (no part of its hiding zone is in it); "
+            "give LAT,LON inside the play area"
+        )
+    return result
+
+
+def zone_payload(game: Game, result: ZoneCheck, what: str) -> dict[str, Any]:
+    """A zone check as the JSON ``zones check --json`` prints."""
+    return {
+        "zone": what,
+        "valid": result.valid,
+        "allowed_stop": result.allowed_stop,
+        "inside_map": result.inside_map,
+        "ruled_out_by": [
+            {
+                "question": c.index + 1,
+                "label": c.question.label(),
+                "recorded": c.question.answer_text(c.recorded),
+                "needed": c.question.answer_text(c.needed),
+            }
+            for c in result.conflicts
+        ],
+    }
+
+
+def hider_answers(
+    game: Game, lon: float, lat: float, station: str | None = None, *, label: str = ""
+) -> list[dict[str, Any]]:
+    """Every question answered truthfully for a hider at (lon, lat), as ``answer --json`` rows."""
+    if not game.covers(lon, lat):
+        raise InputError(
+            f"--hider {label or f'{lat},{lon}'} is outside the play area; check the coordinates (LAT,LON)"
+        )
+    found = find_station(game, station) if station else None
+    try:
+        answers = game.hider_answers(lon, lat, found)
+    except QuestionError as exc:
+        raise InputError(str(exc)) from None
+    return [
+        {
+            "question": k,
+            "label": q.label(),
+            "answer": q.answer_text(a),
+            "value": a,
+            "recorded": None if q.answer is None else q.answer_text(q.answer),
+        }
+        for k, (q, a) in enumerate(answers, 1)
+    ]

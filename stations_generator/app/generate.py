@@ -1,0 +1,592 @@
+"""``generate``: play area + OSM data -> station map files. The I/O edge around
+:func:`stations_generator.core.stationmap.build.build_station_map`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+from shapely.geometry.base import BaseGeometry
+
+from stations_generator.app.forked import ForkedTask, can_fork
+from stations_generator.app.read_in_two import CandidatesRead, read_candidates_in_two
+from stations_generator.core.catalogue import Catalogue, load_catalogue
+from stations_generator.core.gamesize import AREA_FLOOR_KM2, STATION_BANDS
+from stations_generator.core.geo.coverage import check_coverage
+from stations_generator.core.geo.geodesy import LocalFrame
+from stations_generator.core.stationmap.build import (
+    StationMap,
+    StationMapOptions,
+    build_station_map,
+)
+from stations_generator.core.stationmap.candidates import candidate_table
+from stations_generator.core.stationmap.density import DEFAULT_TIERS, format_tiers, parse_tiers
+from stations_generator.core.stationmap.opening_hours import parse_play_window
+from stations_generator.core.stationmap.optimize import DEFAULT_TIME_LIMIT_S
+from stations_generator.core.stationmap.pointtable import PointTable
+from stations_generator.core.stationmap.spacing import NeighbourIndex, closest_distances
+from stations_generator.errors import InputError
+from stations_generator.formats import csv as csv_export
+from stations_generator.formats import geojson, kml
+from stations_generator.formats.atomic import output_set
+from stations_generator.formats.playarea import load_polygons
+from stations_generator.osm import layers, overpass, sources
+from stations_generator.osm.extract_cache import ExtractCache
+from stations_generator.osm.nominatim import NominatimClient
+
+STATIONS_GEOJSON = "stations.geojson"
+STATIONS_CSV = "stations.csv"
+STATIONS_KML = "stations.kml"
+CANDIDATES_GEOJSON = "candidates.geojson"
+STATIONS_HTML = "stations.html"
+#: Every file ``generate`` writes into its -o folder; a run replaces all of them (the
+#: ones it does not write this time, e.g. stations.html without --map, are removed).
+GENERATE_FILES = (STATIONS_GEOJSON, STATIONS_CSV, STATIONS_KML, CANDIDATES_GEOJSON, STATIONS_HTML)
+#: From this many stations up, output files are rendered on two cores (output_files):
+#: at 1,417 stations (10,000 candidates) the KML takes 0.055 s and the GeoJSON and CSV
+#: 0.048 s, so a child saves about 0.03 s of the whole run (best of 12, alternating:
+#: 1.02 -> 1.00 s); at a few hundred stations the fork costs what it saves.
+FORK_MIN_STATIONS = 1_000
+#: From this many candidates up, the density counts and the search run on a second core
+#: beside the cap tune (build_station_map's ``aside``). Below it a fork costs about what
+#: it saves: no gain at 10,000 candidates, 0.35 s of 4.4 s at 50,000
+#: (bench/bench_generate_scale.py).
+FORK_MIN_CANDIDATES = 20_000
+
+
+@dataclass(frozen=True)
+class GenerateRequest:
+    """Everything the ``generate`` command was asked to do."""
+
+    play_area: Path | None = None
+    osm_relation: int | None = None
+    place: str | None = None
+    output_dir: Path = Path("out")
+    osm_files: tuple[Path, ...] = ()
+    water_files: tuple[Path, ...] = ()
+    exclude_files: tuple[Path, ...] = ()
+    category_files: tuple[Path, ...] = ()
+    only_categories: tuple[str, ...] = ()
+    include_transit: bool = True
+    min_spacing: float = 300.0
+    cluster_gap: float = 1000.0
+    cluster_radius: float | None = None
+    max_per_cluster: int | None = None
+    game_size: str | None = None
+    density_radius: float = 1609.0
+    tiers: str | None = None
+    playing_hours: str = "7am-7pm"
+    playing_days: str = "sat,sun"
+    play_date: dt.date | None = None
+    water_subtract: bool = True
+    strict_priority: bool = False
+    optimize: bool = False
+    time_limit: float = DEFAULT_TIME_LIMIT_S
+    search_rounds: int | None = None
+    explain: bool = False
+    html_map: bool = False
+    map_name: str | None = None
+    overpass_urls: tuple[str, ...] = ()
+    overpass_timeout: float = overpass.DEFAULT_TIMEOUT_S
+    cache_dir: Path | None = None
+    use_cache: bool = True
+
+
+def select_catalogue(request: GenerateRequest) -> Catalogue:
+    """The catalogue's station categories the request asks for (unknown name -> InputError)."""
+    catalogue = load_catalogue(request.category_files)
+    if request.only_categories:
+        names = list(request.only_categories)
+        chosen = catalogue.select(names)
+        not_stations = [c.name for c in chosen if not c.station]
+        if not_stations:
+            raise InputError(
+                f"category {not_stations[0]!r} is a question subject, not a station category; "
+                "pick from: " + ", ".join(catalogue.station_names)
+            )
+    else:
+        names = catalogue.station_names
+    if not request.include_transit:
+        names = [n for n in names if not catalogue[n].transit]
+    if not names:
+        raise InputError("no station categories left; drop --no-transit or pick --category")
+    return catalogue.select(names)
+
+
+def station_map_options(request: GenerateRequest) -> StationMapOptions:
+    try:
+        tiers = parse_tiers(request.tiers) if request.tiers else DEFAULT_TIERS
+        if request.min_spacing > request.cluster_gap:
+            raise ValueError(
+                f"--min-spacing {request.min_spacing:g} is larger than --cluster-gap "
+                f"{request.cluster_gap:g}; the gap between clusters must be the larger"
+            )
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return StationMapOptions(
+        min_spacing_m=request.min_spacing,
+        cluster_gap_m=request.cluster_gap,
+        cluster_radius_m=request.cluster_radius,
+        max_per_cluster=request.max_per_cluster,
+        game_size=request.game_size.upper() if request.game_size else None,
+        density_radius_m=request.density_radius,
+        tiers=tiers,
+        strict_priority=request.strict_priority,
+        optimize=request.optimize,
+        time_limit_s=request.time_limit,
+        search_rounds=request.search_rounds,
+        explain_optimal=request.optimize and request.explain,
+    )
+
+
+def _client(request: GenerateRequest, console) -> overpass.OverpassClient:
+    return overpass.OverpassClient(
+        request.overpass_urls or overpass.DEFAULT_ENDPOINTS,
+        timeout=request.overpass_timeout,
+        cache_dir=request.cache_dir,
+        use_cache=request.use_cache,
+        log=console.detail,
+        notify=console.info,
+        status=console.status,
+    )
+
+
+def _nominatim(request: GenerateRequest, console) -> NominatimClient:
+    return NominatimClient(
+        timeout=request.overpass_timeout,
+        use_cache=request.use_cache,
+        log=console.detail,
+        notify=console.info,
+        status=console.status,
+    )
+
+
+def read_area(request: GenerateRequest, console) -> tuple[BaseGeometry, list[BaseGeometry], str]:
+    """Step 1: the play area, the exclusions and the map's default name."""
+    if request.play_area is not None:
+        area = load_polygons(request.play_area, console.warn)
+        name = request.play_area.name.split(".")[0]
+    elif request.osm_relation is not None:
+        area = sources.fetch_relation_area(_client(request, console), request.osm_relation)
+        name = f"relation-{request.osm_relation}"
+    else:
+        assert request.place is not None
+        area = sources.geocode_place(request.place, _nominatim(request, console))
+        name = request.place
+    exclusions = [load_polygons(p, console.warn, min_area_km2=0) for p in request.exclude_files]
+    return area, exclusions, name
+
+
+@dataclass
+class RankedOsmData(sources.OsmData):
+    """OSM data whose candidate table was made while reading (one large Overpass JSON
+    file on two cores: :mod:`stations_generator.app.read_in_two`); ``elements`` is empty."""
+
+    candidates: PointTable | None = None
+    objects: int = 0
+
+
+def object_count(data: sources.OsmData) -> int:
+    """How many OSM objects ``data`` was made from."""
+    return data.objects if isinstance(data, RankedOsmData) else len(data.elements)
+
+
+def _read_in_two(request: GenerateRequest, catalogue: Catalogue) -> CandidatesRead | None:
+    """One large Overpass JSON file (and no water file to read) on two cores, or None."""
+    if len(request.osm_files) != 1 or (request.water_files and request.water_subtract):
+        return None
+    path = Path(request.osm_files[0])
+    if not path.name.lower().endswith(sources.JSON_SUFFIXES):
+        return None
+    return read_candidates_in_two(path, catalogue, play_window(request))
+
+
+def load_data(
+    request: GenerateRequest,
+    console,
+    area: BaseGeometry,
+    catalogue: Catalogue,
+    *,
+    fork: bool = False,
+) -> sources.OsmData:
+    """Step 2: the OSM objects and water for ``area``, from files or Overpass.
+
+    With ``fork`` (the command line's run), one large Overpass JSON file is read on two
+    cores and its candidate table made as it is read: a :class:`RankedOsmData`."""
+    if request.osm_files:
+        console.status("Reading " + ", ".join(Path(p).name for p in request.osm_files) + "…")
+        # Extracts are read once into the extract cache; later runs read only that.
+        cache = ExtractCache.for_command(request.cache_dir, request.use_cache, console)
+        try:
+            read = _read_in_two(request, catalogue) if fork else None
+            if read is not None:
+                data: sources.OsmData = RankedOsmData(
+                    sources=[Path(request.osm_files[0]).name],
+                    candidates=read.candidates,
+                    objects=read.objects,
+                )
+                points = read.corners  # (the coverage check reads their bounding box)
+            else:
+                with layers.use_cache(cache):
+                    data = sources.read_files(
+                        request.osm_files,
+                        request.water_files,
+                        area,
+                        catalogue,
+                        water=request.water_subtract,
+                    )
+                points = [(e.lon, e.lat) for e in data.elements]
+        finally:
+            console.status(None)
+        check_coverage(area, request.osm_files, points, data.water, console.warn)
+    else:
+        data = sources.fetch_overpass(
+            _client(request, console), area, catalogue, water=request.water_subtract
+        )
+        if request.water_files and request.water_subtract:
+            extra = sources.read_files((), request.water_files, area, catalogue)
+            data.water.extend(extra.water)
+    console.detail(
+        f"read {object_count(data)} OSM objects and {len(data.water)} water areas from "
+        + ", ".join(data.sources)
+    )
+    return data
+
+
+def build(
+    request: GenerateRequest,
+    console,
+    area: BaseGeometry,
+    exclusions: list[BaseGeometry],
+    data: sources.OsmData,
+    catalogue: Catalogue,
+    *,
+    fork: bool = False,
+) -> StationMap:
+    """Step 3: pick the stations (options, playing window and catalogue from ``request``).
+
+    With ``fork``, a large map uses a second core (:data:`FORK_MIN_CANDIDATES`): the
+    command-line process asks for it; a server with threads of its own does not."""
+    window = play_window(request)
+    options = station_map_options(request)
+    if isinstance(data, RankedOsmData) and data.candidates is not None:
+        candidates = data.candidates
+    else:
+        console.status(f"Ranking {len(data.elements)} OSM objects…")
+        try:
+            candidates = candidate_table(data.elements, catalogue, window)
+        finally:
+            console.status(None)
+    result = build_station_map(
+        area,
+        candidates,
+        options,
+        water=data.water if request.water_subtract else (),
+        exclusions=exclusions,
+        progress=console.progress("Tuning the cluster cap"),
+        aside=ForkedTask
+        if fork and len(candidates) >= FORK_MIN_CANDIDATES and can_fork()
+        else None,
+    )
+    result.settings.update(
+        playing_hours=request.playing_hours,
+        playing_days=request.playing_days,
+        tiers=format_tiers(options.tiers),
+    )
+    warning = band_warning(result, request)
+    if warning:
+        console.warn(warning)
+    return result
+
+
+def play_window(request: GenerateRequest):
+    """The playing window of ``request`` (bad hours/days -> InputError)."""
+    try:
+        return parse_play_window(request.playing_hours, request.playing_days, request.play_date)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Pause Python's cycle collector while a station map is made (restored after).
+
+    The run makes millions of long-lived containers (a dict per OSM element, neighbour
+    lists) and no cycles to speak of: the collector only walks the live ones, 0.5 s of
+    8.7 s at 100k candidates, while the peak memory is the same either way (688 MB;
+    193 vs 190 MB on Sioux Falls with a 20 s ``--optimize``). Reference counting still
+    frees everything else as it goes.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def run_generate(request: GenerateRequest, console) -> StationMap:
+    """Load, compute, write, report. Raises :class:`UserError` on bad input."""
+    play_window(request)
+    station_map_options(request)
+    catalogue = select_catalogue(request)
+    # The -o folder is locked from here on (a second run fails at once); its files
+    # appear together when the block ends, or not at all.
+    with output_set(request.output_dir, GENERATE_FILES) as outputs, _no_cycle_collection():
+        area, exclusions, default_name = read_area(request, console)
+        data = load_data(request, console, area, catalogue, fork=True)
+        result = build(request, console, area, exclusions, data, catalogue, fork=True)
+        files = output_files(
+            result,
+            request.map_name or default_name,
+            explain=request.explain,
+            html_map=request.html_map,
+        )
+        for name, data in files.items():
+            outputs.write_bytes(name, data)
+    report(result, console, request.output_dir, list(files))
+    console.detail("options: " + ", ".join(f"{k}={v}" for k, v in asdict(request).items()))
+    return result
+
+
+def _metadata(result: StationMap) -> dict:
+    rules = result.rules
+    return {
+        "game_size": result.game_size,
+        "net_area_km2": round(result.net_area_km2, 3),
+        "min_spacing_m": rules.min_spacing_m,
+        "cluster_gap_m": rules.cluster_gap_m,
+        "cluster_radius_m": rules.cluster_radius_m,
+        "max_per_cluster": rules.max_per_cluster,
+        "playing_hours": result.settings.get("playing_hours", "7am-7pm"),
+        "playing_days": result.settings.get("playing_days", "sat,sun"),
+        # The wait tiers as --tiers text: calibrate pastes its suggestion in this form.
+        "tiers": result.settings.get("tiers", format_tiers(DEFAULT_TIERS)),
+        **_optimize_metadata(result),
+    }
+
+
+def _optimize_metadata(result: StationMap) -> dict:
+    """What --optimize proved (absent without it, so plain outputs do not change)."""
+    opt = result.optimization
+    if opt is None:
+        return {}
+    return {"optimized": True, "station_bound": opt.bound, "optimal": opt.optimal}
+
+
+def output_texts(
+    result: StationMap, name: str, *, explain: bool = False, html_map: bool = False
+) -> dict[str, str]:
+    """Step 4: the text of every output file by file name (GeoJSON, CSV, KML; candidates
+    with ``explain``; the HTML map with ``html_map``), in the order they are listed."""
+    return {file: render() for file, render in _renderers(result, name, explain, html_map).items()}
+
+
+def output_files(
+    result: StationMap, name: str, *, explain: bool = False, html_map: bool = False
+) -> dict[str, bytes]:
+    """:func:`output_texts` as the files' UTF-8 bytes, made on two cores for large maps.
+
+    From :data:`FORK_MIN_STATIONS` stations up, every file but the GeoJSON and the CSV is
+    rendered in a forked child of its own (:mod:`stations_generator.app.forked`) while this
+    process renders those two: the same bytes, in less wall time (0.3–0.5 s of 1.2 s with
+    13,474 stations on two cores).
+    """
+    renderers = _renderers(result, name, explain, html_map)
+    here = (STATIONS_GEOJSON, STATIONS_CSV)
+    fork = len(result.station_table) >= FORK_MIN_STATIONS and can_fork()
+    aside = {
+        file: ForkedTask(partial(_utf8, render), fork=fork)
+        for file, render in renderers.items()
+        if file not in here
+    }
+    try:
+        made = {file: _utf8(render) for file, render in renderers.items() if file in here}
+        made.update((file, task.result()) for file, task in aside.items())
+    finally:
+        for task in aside.values():
+            task.cancel()
+    return {file: made[file] for file in renderers}
+
+
+def _utf8(render: Callable[[], str]) -> bytes:
+    return render().encode("utf-8")
+
+
+def _renderers(
+    result: StationMap, name: str, explain: bool, html_map: bool
+) -> dict[str, Callable[[], str]]:
+    """What renders each output file of :func:`output_texts`, by file name, in order."""
+    meta = _metadata(result)
+    stations = result.station_table
+    records = geojson.station_records(stations)  # converted once for the three files
+    renderers: dict[str, Callable[[], str]] = {
+        STATIONS_GEOJSON: lambda: geojson.dumps_geojson(
+            geojson.stations_feature_collection(
+                stations, result.play_area, result.exclusions, metadata=meta, records=records
+            )
+        ),
+        STATIONS_CSV: lambda: csv_export.stations_csv(stations, records=records),
+        STATIONS_KML: lambda: kml.stations_kml(
+            stations, result.play_area, result.exclusions, name=name, records=records
+        ),
+    }
+    if explain:
+        renderers[CANDIDATES_GEOJSON] = lambda: geojson.dumps_geojson(
+            geojson.candidates_feature_collection(result.candidate_table, metadata=meta)
+        )
+    if html_map:
+        renderers[STATIONS_HTML] = lambda: station_map_page(result, name, candidates=explain)
+    return renderers
+
+
+def station_map_page(result: StationMap, title: str, *, candidates: bool = False) -> str:
+    """The interactive map page (stations.html), with the rejected candidates' layer when
+    ``candidates``; self-contained and deterministic."""
+    from stations_generator.core.gamesize import HIDING_RADIUS_M
+    from stations_generator.pages.folium_map import render_station_map, station_map
+
+    return render_station_map(
+        station_map(
+            result.stations,
+            result.play_area,
+            result.exclusions,
+            candidates=result.candidates if candidates else None,
+            hiding_radius_m=HIDING_RADIUS_M[result.game_size],
+            min_spacing_m=result.rules.min_spacing_m,
+            cluster_gap_m=result.rules.cluster_gap_m,
+            title=title,
+        )
+    )
+
+
+def write_outputs(output_dir: Path, texts: dict[str, str]) -> list[Path]:
+    """Write ``texts`` as ``generate``'s output set in ``output_dir`` (all or nothing; the
+    set's other files from an earlier run are removed). Returns the paths written."""
+    with output_set(Path(output_dir), GENERATE_FILES) as outputs:
+        for name, text in texts.items():
+            outputs.write_text(name, text)
+    return [Path(output_dir) / n for n in texts]
+
+
+def summary_lines(result: StationMap) -> list[str]:
+    """The human summary printed on stderr after ``generate``."""
+    stations, cands = result.station_table, result.candidate_table
+    rejected_rows = cands["status"] == "rejected"
+    reasons = Counter(cands["reason"][rejected_rows].tolist())
+    rejected = ", ".join(
+        f"{n} {r}" for r, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+    lines = [
+        f"Stations: {len(stations)} in {result.cluster_count} clusters, from {len(cands)} candidates"
+        + (f" (rejected: {rejected})" if rejected else "")
+    ]
+    if result.optimization is not None:
+        opt = result.optimization
+        lines.append(f"Optimized: {opt.summary()}; without the solver {opt.greedy_count}")
+        if "in_optimal_map" in cands:
+            rej = Counter(cands["in_optimal_map"][rejected_rows].tolist())
+            lines.append(
+                f"Rejected candidates that some optimal map includes: {rej.get('yes', 0)}; "
+                f"that none can: {rej.get('no', 0)}; undecided in the time limit: "
+                f"{rej.get('unknown', 0)} (candidates.geojson: in_optimal_map)"
+            )
+    size = result.game_size
+    bounds = []
+    if size != "S":
+        bounds.append(f"≥ {AREA_FLOOR_KM2[size]:g} km²")
+    if size != "L":
+        bounds.append(f"< {AREA_FLOOR_KM2['L' if size == 'M' else 'M']:g} km²")
+    how = (
+        f"inferred from the net area {result.net_area_km2:.1f} km² ({', '.join(bounds)})"
+        if result.game_size_inferred
+        else f"given (net area {result.net_area_km2:.1f} km²)"
+    )
+    lines.append(f"Game size: {result.game_size}, {how}")
+    rules = result.rules
+    cap = "none" if not rules.max_per_cluster else str(rules.max_per_cluster)
+    if result.cap_auto:
+        lo, hi = STATION_BANDS[result.game_size]
+        band = f"{lo}–{hi}" if hi < 10**8 else f"≥ {lo}"
+        trail = ", ".join(f"{c}→{n}" for c, n in result.cap_trail)
+        cap += f" (auto-tuned to the {result.game_size} band {band}: {trail})"
+    lines.append(f"Cluster radius: {rules.cluster_radius_m:g} m; cap per cluster: {cap}")
+    if result.search is not None:
+        before, after, rounds = result.search
+        lines.append(
+            f"Local search: {before} → {after} stations ({rounds} rounds per greedy "
+            "start; --search 0 skips it)"
+        )
+    within, between = _closest(result)
+    fmt = lambda d: "none this close" if d is None else f"{d:.1f} m"  # noqa: E731
+    if within is None and len(stations) and result.cluster_count == len(stations):
+        # No pair shares a cluster, so there is no distance within one to show.
+        one = "cap 1: " if rules.max_per_cluster == 1 else ""
+        inside = f"none within a cluster ({one}each cluster holds one station)"
+    else:
+        inside = f"{fmt(within)} within a cluster (rule ≥ {rules.min_spacing_m:g} m)"
+    lines.append(
+        f"Closest stations: {inside}, "
+        f"{fmt(between)} between clusters (rule ≥ {rules.cluster_gap_m:g} m)"
+    )
+    return lines
+
+
+#: "Far below" the game size's station band: fewer than this share of its lower end.
+FAR_BELOW_SHARE = 0.5
+
+
+def band_warning(result: StationMap, request: GenerateRequest) -> str | None:
+    """A warning when the map has far fewer stations than its game size's band, naming
+    what would add stations (None when the count is not far below)."""
+    lo, _hi = STATION_BANDS[result.game_size]
+    count = len(result.station_table)
+    if count >= lo * FAR_BELOW_SHARE:
+        return None
+    helps = ["a larger play area"]
+    if request.only_categories:
+        helps.append("more categories (fewer --category, or none for all)")
+    else:
+        helps.append("more categories (--categories FILE)")
+    if not request.include_transit:
+        helps.append("transit stations (drop --no-transit)")
+    helps.append(
+        f"a smaller --min-spacing ({request.min_spacing:g} m) or --cluster-gap "
+        f"({request.cluster_gap:g} m)"
+    )
+    if request.max_per_cluster:
+        helps.append(f"a higher --max-per-cluster ({request.max_per_cluster})")
+    if not result.game_size_inferred:
+        helps.append("a smaller --game-size")
+    return (
+        f"only {count} station{'s' * (count != 1)}, far below the {lo}–"
+        f"{_hi if _hi < 10**8 else '…'} a game of size {result.game_size} aims for; "
+        "what would help: " + ", ".join(helps)
+    )
+
+
+def _closest(result: StationMap) -> tuple[float | None, float | None]:
+    stations = result.station_table
+    if len(stations) < 2:
+        return None, None
+    lon, lat = stations.lon, stations.lat
+    frame = LocalFrame.for_bounds(result.play_area.bounds)
+    x, y = frame.project(lon, lat)
+    radius = max(result.rules.cluster_gap_m, 2 * result.rules.cluster_radius_m) * 2
+    index = NeighbourIndex(x, y, frame.scale_factors(lon, lat), radius)
+    return closest_distances(index, stations["cluster_id"].astype(np.int64))
+
+
+def report(result: StationMap, console, output_dir: Path, names: list[str]) -> None:
+    """Step 5: the summary and the files written, on the console."""
+    for line in summary_lines(result):
+        console.info(line)
+    console.info("Wrote " + ", ".join(str(Path(output_dir) / n) for n in names))

@@ -1,0 +1,527 @@
+"""The vehicle-station map, from candidates to stations (pure: no I/O).
+
+Steps, each in its own module:
+
+1. net area = play area − water − exclusions; game size from it (:mod:`.gamesize`);
+2. candidates outside the play area are dropped, those inside an exclusion are
+   rejected as ``excluded``;
+3. ranking (:mod:`.ranking`) and same-site de-duplication (:mod:`.dedupe`);
+4. local density and wait tiers (:mod:`.density`);
+5. two-tier spacing with the per-cluster cap, auto-tuned to the game size's station
+   band when not given (:mod:`.spacing`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property, partial
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from stations_generator.core.gamesize import (
+    GAME_SIZES,
+    HIDING_RADIUS_M,
+    STATION_BANDS,
+    infer_game_size,
+)
+from stations_generator.core.geo.geodesy import LocalFrame, geodesic_area_km2
+from stations_generator.core.stationmap.dedupe import DEFAULT_RADIUS_M, find_duplicates
+from stations_generator.core.stationmap.density import (
+    DEFAULT_DENSITY_RADIUS_M,
+    DEFAULT_TIERS,
+    WaitTier,
+    assign_tiers,
+    nearby_counts,
+)
+from stations_generator.core.stationmap.optimize import (
+    DEFAULT_TIME_LIMIT_S,
+    OptimizeResult,
+    explain_optimal,
+    optimize_stations,
+)
+from stations_generator.core.stationmap.pointtable import PointTable, text_column
+from stations_generator.core.stationmap.ranking import rank_order
+from stations_generator.core.stationmap.spacing import (
+    NeighbourIndex,
+    SpacingResult,
+    SpacingRules,
+    default_search_rounds,
+    select_stations,
+)
+from stations_generator.errors import NoDataError
+
+if TYPE_CHECKING:
+    import geopandas as gpd
+
+T = TypeVar("T")
+
+EXCLUDED = "excluded"
+DUPLICATE = "duplicate"
+AUTO_TUNE_CAPS = tuple(range(1, 13))  # the peer's sweep
+MIN_NET_AREA_KM2 = 1e-4  # 100 m²: below this, boolean-op slivers, not a play area
+
+STATION_COLUMNS = (
+    "id",
+    "osm_type",
+    "osm_id",
+    "name",
+    "category",
+    "priority",
+    "cluster_id",
+    "wait_min",
+    "wait_max",
+    "density_tier",
+    "nearby_count",
+    "open_during_play",
+    "opening_hours",
+)
+
+
+@dataclass(frozen=True)
+class StationMapOptions:
+    """Everything that tunes the station map (defaults are the game's numbers).
+
+    Attributes
+    ----------
+    min_spacing_m, cluster_gap_m : float
+        The two-tier rule: 300 m within a cluster, 1000 m between clusters.
+    cluster_radius_m : float or None
+        Cluster extent from its seed; None = the game size's hiding radius.
+    max_per_cluster : int or None
+        Cap on non-transit stations per cluster; 0 = none; None = auto-tune.
+    game_size : str or None
+        "S", "M" or "L"; None = inferred from the net area.
+    density_radius_m : float
+        Radius for the nearby count (1609 m).
+    tiers : tuple of WaitTier
+    dedupe_radius_m : float
+        Same-site duplicates lie within this distance (50 m).
+    strict_priority : bool
+        Skip the count-improving swaps; keep the pure rank-order greedy.
+    optimize : bool
+        Solve the spacing exactly (:mod:`.optimize`) under the cap in force (the
+        auto-tuned cap is still chosen by the greedy, so it keeps its meaning).
+    time_limit_s : float
+        The optimizer's budget (CP-SAT deterministic seconds, about wall seconds).
+    search_rounds : int or None
+        Rounds of local search after the greedy and its swaps
+        (:func:`.spacing.select_stations`'s ``search_iterations``); None = the default
+        budget (:func:`.spacing.default_search_rounds`), 0 = off. Run once, under the cap
+        in force: the auto-tuned cap is chosen by the greedy with swaps, so it keeps its
+        meaning. A count, not a clock, so the map is the same on any machine.
+    explain_optimal : bool
+        With ``optimize``: add a candidate column ``in_optimal_map`` ("yes" / "no" /
+        "unknown"): whether any map with the most stations could include it (another
+        budget of ``time_limit_s`` for the forced solves).
+    """
+
+    min_spacing_m: float = 300.0
+    cluster_gap_m: float = 1000.0
+    cluster_radius_m: float | None = None
+    max_per_cluster: int | None = None
+    game_size: str | None = None
+    density_radius_m: float = DEFAULT_DENSITY_RADIUS_M
+    tiers: tuple[WaitTier, ...] = DEFAULT_TIERS
+    dedupe_radius_m: float = DEFAULT_RADIUS_M
+    strict_priority: bool = False
+    optimize: bool = False
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S
+    search_rounds: int | None = None
+    explain_optimal: bool = False
+
+
+@dataclass
+class StationMap:
+    """The result: stations, every candidate with its fate, and how it was decided.
+
+    The stations and candidates are made as point tables
+    (:class:`~.pointtable.PointTable`): ``station_table`` and ``candidate_table`` are
+    what ``generate``'s writers read, with no pandas; ``stations`` and ``candidates``
+    are their GeoDataFrames, made on first use.
+    """
+
+    station_table: PointTable
+    candidate_table: PointTable
+    play_area: BaseGeometry
+    net_area: BaseGeometry
+    net_area_km2: float
+    game_size: str
+    game_size_inferred: bool
+    rules: SpacingRules
+    cap_auto: bool
+    cap_trail: list[tuple[int, int]] = field(default_factory=list)
+    exclusions: list[BaseGeometry] = field(default_factory=list)
+    #: Options recorded in the outputs' metadata (playing hours and days), set by the caller.
+    settings: dict[str, str] = field(default_factory=dict)
+    optimization: OptimizeResult | None = None
+    #: The local search: (stations before, after, rounds per start); None if it did not run.
+    search: tuple[int, int, int] | None = None
+
+    @cached_property
+    def stations(self) -> gpd.GeoDataFrame:
+        """The stations (EPSG:4326), in the columns :data:`STATION_COLUMNS` and geometry,
+        ordered by cluster, then id."""
+        return self.station_table.to_frame(STATION_COLUMNS)
+
+    @cached_property
+    def candidates(self) -> gpd.GeoDataFrame:
+        """Every candidate inside the play area, best-ranked first, with its fate
+        (``status``, ``reason``, ``conflict_with``) and what the map gave it."""
+        return self.candidate_table.to_frame()
+
+    @property
+    def cluster_count(self) -> int:
+        """Number of clusters."""
+        return len(set(self.station_table["cluster_id"].tolist()))
+
+
+def net_play_area(
+    play_area: BaseGeometry, water: Sequence[BaseGeometry], exclusions: Sequence[BaseGeometry]
+) -> BaseGeometry:
+    """Play area minus water and exclusions (planar boolean ops on lon/lat; topology only)."""
+    remove = [g for g in (*water, *exclusions) if not g.is_empty]
+    if not remove:
+        return play_area
+    return shapely.make_valid(play_area.difference(shapely.union_all(remove)))
+
+
+def _spacing_inputs(table: PointTable, bounds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    frame = LocalFrame.for_bounds(bounds)
+    x, y = frame.project(table.lon, table.lat)
+    return x, y, frame.scale_factors(table.lon, table.lat)
+
+
+def _covered_by(table: PointTable, area: BaseGeometry) -> np.ndarray:
+    """Which rows of ``table`` lie in ``area`` or on its boundary (``area`` is left
+    prepared: GEOS's prepared predicate is what makes this fast)."""
+    shapely.prepare(area)
+    return shapely.covers(area, shapely.points(table.lon, table.lat))
+
+
+class Aside(Protocol[T]):
+    """A result being computed elsewhere (see ``aside`` in :func:`build_station_map`)."""
+
+    def result(self) -> T: ...
+
+    def cancel(self) -> None: ...
+
+
+class Deferred(Generic[T]):
+    """An :class:`Aside` that computes its result here, when it is first asked for."""
+
+    def __init__(self, function: Callable[[], T]) -> None:
+        self._function = function
+
+    def result(self) -> T:
+        return self._function()
+
+    def cancel(self) -> None:
+        pass
+
+
+class _Started:
+    """Starts functions with ``aside`` (or :class:`Deferred`); cancels them all at the end."""
+
+    def __init__(self, aside: Callable[[Callable[[], Any]], Aside] | None) -> None:
+        self._aside = aside or Deferred
+        self._tasks: list[Aside] = []
+
+    def __call__(self, function: Callable[[], T]) -> Aside[T]:
+        task = self._aside(function)
+        self._tasks.append(task)
+        return task
+
+    def __enter__(self) -> _Started:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for task in self._tasks:
+            task.cancel()
+
+
+def _density_counts(
+    x: np.ndarray, y: np.ndarray, scale: np.ndarray, active: np.ndarray, radius_m: float
+) -> np.ndarray:
+    """For each active candidate, the other active ones within ``radius_m``; 0 if inactive."""
+    counts = np.zeros(len(x), np.int64)
+    counts[active] = nearby_counts(x[active], y[active], scale[active], radius_m)
+    return counts
+
+
+@dataclass(frozen=True)
+class _SpacingRuns:
+    """The spacing runs of one map: the cap tune's, then the search under the chosen cap."""
+
+    index: NeighbourIndex
+    order: np.ndarray
+    transit: np.ndarray
+    options: StationMapOptions
+
+    def greedy(self, rules: SpacingRules) -> SpacingResult:
+        """The greedy (with the swaps unless strict priority), no search."""
+        return select_stations(
+            self.index,
+            self.order,
+            rules,
+            self.transit,
+            improve=not self.options.strict_priority,
+            search_iterations=0,
+        )
+
+    @property
+    def rounds(self) -> int:
+        """The search rounds (0: no search)."""
+        if self.options.strict_priority or self.options.search_rounds == 0:
+            return 0
+        if self.options.search_rounds is None:
+            return default_search_rounds(len(self.order))
+        return self.options.search_rounds
+
+    def search(self, rules: SpacingRules) -> tuple[np.ndarray, ...]:
+        """The searched map's :class:`SpacingResult` fields (plain arrays: they pickle
+        where the compiled class does not)."""
+        result = select_stations(
+            self.index, self.order, rules, self.transit, improve=True,
+            search_iterations=self.rounds,
+        )  # fmt: skip
+        return (result.kept, result.cluster_id, result.reason, result.conflict, result.seed)
+
+    def _search_aside(self, rules: SpacingRules, start: _Started) -> Aside | None:
+        """The search under ``rules``, started aside (None when there is no search)."""
+        return start(partial(self.search, rules)) if self.rounds else None
+
+    def _finished(
+        self, greedy: SpacingResult, searching: Aside | None
+    ) -> tuple[SpacingResult, tuple[int, int, int] | None]:
+        """The searched map (or ``greedy`` without a search) and (before, after, rounds)."""
+        if searching is None:
+            return greedy, None
+        searched = SpacingResult(*searching.result())
+        return searched, (greedy.count, searched.count, self.rounds)
+
+    def searched(
+        self, rules: SpacingRules, start: _Started
+    ) -> tuple[SpacingResult, tuple[int, int, int] | None]:
+        """The map under ``rules`` and (before, after, rounds) of its search, if any;
+        the search is started aside while the greedy runs here."""
+        searching = self._search_aside(rules, start)
+        return self._finished(self.greedy(rules), searching)
+
+    def tuned(
+        self,
+        base_rules: SpacingRules,
+        band: tuple[int, int],
+        start: _Started,
+        progress: Callable[[int, int], None] | None,
+    ) -> tuple[SpacingRules, SpacingResult, list[tuple[int, int]], tuple[int, int, int] | None]:
+        """The first cap of :data:`AUTO_TUNE_CAPS` whose greedy lands in ``band`` (else the
+        nearest miss): its rules, its searched map, the caps tried with their counts, and
+        the search's (before, after, rounds). Each cap's search starts aside as it is
+        tried, the cap being the likely choice; only the chosen cap's is kept."""
+        lo, hi = band
+        trail: list[tuple[int, int]] = []
+        best: tuple[int, SpacingRules, SpacingResult] | None = None
+        for cap in AUTO_TUNE_CAPS:
+            rules = replace(base_rules, max_per_cluster=cap)
+            searching = self._search_aside(rules, start)
+            result = self.greedy(rules)
+            trail.append((cap, result.count))
+            if progress is not None:
+                progress(cap, len(AUTO_TUNE_CAPS))
+            if lo <= result.count <= hi:
+                break
+            if searching is not None:
+                searching.cancel()
+            miss = max(lo - result.count, result.count - hi, 0)
+            if best is None or miss < best[0]:
+                best = (miss, rules, result)
+        else:
+            assert best is not None
+            _, rules, result = best
+            searching = self._search_aside(rules, start)
+        searched, search = self._finished(result, searching)
+        return rules, searched, trail, search
+
+
+def build_station_map(
+    play_area: BaseGeometry,
+    candidates: PointTable | gpd.GeoDataFrame,
+    options: StationMapOptions = StationMapOptions(),
+    *,
+    water: Sequence[BaseGeometry] = (),
+    exclusions: Sequence[BaseGeometry] = (),
+    progress: Callable[[int, int], None] | None = None,
+    aside: Callable[[Callable[[], Any]], Aside] | None = None,
+) -> StationMap:
+    """Pick the stations of a play area.
+
+    Parameters
+    ----------
+    play_area : shapely (Multi)Polygon, WGS84
+    candidates : PointTable or GeoDataFrame
+        From :func:`stations_generator.core.stationmap.candidates.candidate_table` (or its frame,
+        :func:`~stations_generator.core.stationmap.candidates.elements_to_candidates`).
+    options : StationMapOptions
+    water, exclusions : sequences of shapely polygons, WGS84
+        Subtracted from the play area; candidates inside an exclusion are rejected.
+    progress : callable, optional
+        Called as ``progress(done, total)`` while the cap is auto-tuned (the long part).
+    aside : callable, optional
+        ``aside(function)`` starts a pure zero-argument ``function`` elsewhere and returns
+        an :class:`Aside` for its result, e.g. :class:`stations_generator.app.forked.ForkedTask`
+        (another core). The density counts go to it, and so does the search under each
+        cap while that cap is tried (cancelled unless the cap is chosen). The map is the
+        same either way. None: each runs here, when its result is needed.
+
+    Returns
+    -------
+    StationMap
+
+    Raises
+    ------
+    NoDataError
+        Nothing left of the area after exclusions, or no candidate inside it.
+    """
+    exclusion_area = shapely.union_all(list(exclusions)) if exclusions else None
+    land = net_play_area(play_area, water, ())
+    net = net_play_area(land, (), exclusions)
+    net_km2 = geodesic_area_km2(net)
+    if net.is_empty or net_km2 < MIN_NET_AREA_KM2:
+        if land.is_empty or geodesic_area_km2(land) < MIN_NET_AREA_KM2:
+            raise NoDataError(
+                f"water covers the whole play area ({geodesic_area_km2(play_area):.3g} km²); "
+                "check that the water data is for this area, or leave water in "
+                "(--no-water-subtract)"
+            )
+        raise NoDataError(
+            "nothing is left of the play area after the exclusions; check the --exclude files"
+        )
+    if options.game_size is None:
+        game_size, inferred = infer_game_size(net_km2), True
+    else:
+        game_size, inferred = options.game_size.upper(), False
+        if game_size not in GAME_SIZES:
+            raise ValueError(f"game size must be one of {', '.join(GAME_SIZES)}")
+
+    if not isinstance(candidates, PointTable):
+        candidates = PointTable.from_frame(candidates)
+    inside = candidates.take(_covered_by(candidates, play_area))
+    if len(inside) == 0:
+        raise NoDataError(
+            "no station candidates inside the play area; check that the OSM data covers it "
+            "and that the categories exist there"
+        )
+    n = len(inside)
+    reason = np.full(n, "", dtype=object)
+    conflict = np.full(n, "", dtype=object)
+    if exclusion_area is not None:
+        excluded = _covered_by(inside, exclusion_area)
+        reason[excluded] = EXCLUDED
+
+    if (reason == EXCLUDED).all():
+        raise NoDataError(
+            "every station candidate lies inside an exclusion; check the --exclude files"
+        )
+    x, y, scale = _spacing_inputs(inside, play_area.bounds)
+    order = rank_order(inside)
+    ids = inside["id"]
+
+    # Density counts every other (non-excluded) candidate, duplicates too: a fuel
+    # station with its shop is still a busy spot.
+    active = reason == ""
+    with _Started(aside) as start:
+        counting = start(partial(_density_counts, x, y, scale, active, options.density_radius_m))
+
+        rules_radius = options.cluster_radius_m
+        if rules_radius is None:
+            rules_radius = HIDING_RADIUS_M[game_size]
+        # Floats and an int whatever the caller passed (300 or 300.0, numpy scalars): the
+        # compiled SpacingRules holds exactly these types, so outputs (the metadata's
+        # "min_spacing_m": 300.0) are the same from the compiled and the Python core.
+        base_rules = SpacingRules(
+            min_spacing_m=float(options.min_spacing_m),
+            cluster_gap_m=float(options.cluster_gap_m),
+            cluster_radius_m=float(rules_radius),
+            max_per_cluster=int(options.max_per_cluster or 0),
+        )
+        index = NeighbourIndex(x, y, scale, max(options.cluster_gap_m, options.dedupe_radius_m))
+        active_order = order[active[order]]
+        dup_of = find_duplicates(
+            index,
+            active_order,
+            inside["name"],
+            inside["category"],
+            options.dedupe_radius_m,
+        )
+        dups = dup_of >= 0
+        reason[dups] = DUPLICATE
+        conflict[dups] = ids[dup_of[dups]]
+        spacing_order = order[(reason == "")[order]]
+        transit = np.asarray(inside["transit"], bool)
+        runs = _SpacingRuns(index, spacing_order, transit, options)
+        cap_auto = options.max_per_cluster is None
+        if cap_auto:
+            rules, result, cap_trail, search = runs.tuned(
+                base_rules, STATION_BANDS[game_size], start, progress
+            )
+        else:
+            rules, cap_trail = base_rules, []
+            result, search = runs.searched(base_rules, start)
+        counts = counting.result()
+    optimization = None
+    in_optimal = None
+    if options.optimize:
+        optimization = optimize_stations(
+            index, spacing_order, rules, transit, time_limit_s=options.time_limit_s, start=result
+        )
+        result = optimization.result
+        if options.explain_optimal:
+            in_optimal = np.full(n, "", dtype=object)
+            for i, verdict in explain_optimal(optimization, options.time_limit_s).items():
+                in_optimal[i] = verdict
+
+    spaced = spacing_order
+    reason[spaced] = result.reason[spaced]
+    blockers = result.conflict[spaced]
+    conflict[spaced] = np.where(blockers >= 0, ids[np.maximum(blockers, 0)], "")
+    kept = result.kept
+    tiers = assign_tiers(counts, options.tiers)
+
+    fate = {
+        "status": text_column(np.where(kept, "kept", "rejected").tolist()),
+        "reason": reason,
+        "conflict_with": conflict,
+        "cluster_id": result.cluster_id.astype(np.int64),
+        "seed": np.asarray(result.seed, bool),
+        "nearby_count": counts,
+        "density_tier": text_column([t.name for t in tiers]),
+        "wait_min": np.array([t.wait_min for t in tiers], np.int64),
+        "wait_max": np.array([t.wait_max for t in tiers], np.int64),
+    }
+    if in_optimal is not None:
+        fate["in_optimal_map"] = in_optimal
+    out = inside.with_columns(**fate).take(order)  # best-ranked first
+
+    kept_rows = np.flatnonzero(out["status"] == "kept")
+    # By cluster, then id (lexsort is stable: equal keys keep their rank order).
+    by_cluster = kept_rows[np.lexsort((out["id"][kept_rows], out["cluster_id"][kept_rows]))]
+    stations = PointTable({c: out[c] for c in STATION_COLUMNS}, out.lon, out.lat).take(by_cluster)
+    return StationMap(
+        station_table=stations,
+        candidate_table=out,
+        play_area=play_area,
+        net_area=net,
+        net_area_km2=net_km2,
+        game_size=game_size,
+        game_size_inferred=inferred,
+        rules=rules,
+        cap_auto=cap_auto,
+        cap_trail=cap_trail,
+        exclusions=list(exclusions),
+        optimization=optimization,
+        search=search,
+    )

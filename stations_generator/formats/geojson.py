@@ -1,0 +1,778 @@
+"""RFC 7946 GeoJSON output: the station map and the ``--explain`` candidate map.
+
+Conventions (all outputs)
+-------------------------
+* WGS84 longitude/latitude positions rounded to :data:`COORD_DECIMALS` decimals;
+  no ``crs`` member.
+* Polygon exterior rings counter-clockwise, holes clockwise (checked on the rounded
+  coordinates, so what is written is what is oriented).
+* Deterministic: features are built in a fixed order with a fixed member order,
+  so the same stations in any row order give byte-identical files.
+* Property values are plain Python types (no numpy scalars, no NaN).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import math
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from shapely.geometry import MultiPolygon, Point, Polygon
+from shapely.geometry.base import BaseGeometry
+
+from stations_generator.core.stationmap.pointtable import PointTable
+from stations_generator.formats.atomic import atomic_write_text
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "ATTRIBUTION",
+    "COORD_DECIMALS",
+    "GENERATOR",
+    "STATION_PROPERTIES",
+    "StationRecord",
+    "candidates_feature_collection",
+    "dumps_geojson",
+    "polygon_rings",
+    "round_coord",
+    "station_records",
+    "stations_feature_collection",
+    "validate_rfc7946",
+    "write_geojson",
+]
+
+COORD_DECIMALS = 7
+"""Decimals kept in every coordinate (1e-7 degree is about 1 cm)."""
+
+GENERATOR = "stations-generator"
+ATTRIBUTION = "© OpenStreetMap contributors, ODbL 1.0"
+
+STATION_PROPERTIES: tuple[str, ...] = (
+    "id",
+    "name",
+    "category",
+    "cluster_id",
+    "wait_min",
+    "wait_max",
+    "density_tier",
+    "nearby_count",
+    "open_during_play",
+    "opening_hours",
+    "osm_type",
+    "osm_id",
+)
+"""Station properties written to GeoJSON (and KML ExtendedData), in this order."""
+
+_CANDIDATE_EXTRA: tuple[str, ...] = ("priority", "status", "reason", "conflict_with")
+_TEXT_FIELDS = frozenset(
+    {"id", "name", "category", "opening_hours", "reason", "conflict_with", "in_optimal_map"}
+)
+_INT_FIELDS = frozenset(
+    {"cluster_id", "wait_min", "wait_max", "nearby_count", "osm_id", "priority"}
+)
+
+_GEOMETRY_TYPES = frozenset(
+    {
+        "Point",
+        "MultiPoint",
+        "LineString",
+        "MultiLineString",
+        "Polygon",
+        "MultiPolygon",
+        "GeometryCollection",
+    }
+)
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _is_missing(value: Any) -> bool:
+    pd = sys.modules.get("pandas")  # pandas' missing values exist only once it is loaded
+    if value is None or (pd is not None and (value is pd.NA or value is pd.NaT)):
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _plain(value: Any) -> Any:
+    """Convert numpy / pandas scalars and containers to plain JSON-able Python values."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if _is_missing(value):
+        return None
+    if isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return None if math.isinf(value) else value
+    if isinstance(value, Path):
+        return value.as_posix()
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        return sorted((_plain(v) for v in value), key=repr)
+    if isinstance(value, list | tuple | np.ndarray):
+        return [_plain(v) for v in value]
+    return value  # left as is: json.dumps will reject it loudly
+
+
+def _field(name: str, value: Any) -> Any:
+    """Normalise one station field: missing text -> "", integral counts -> int."""
+    if type(value) is str:  # the common case, already plain and text
+        return value
+    value = _plain(value)
+    if name in _TEXT_FIELDS:
+        return "" if value is None else str(value)
+    if name in _INT_FIELDS and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _column(name: str, values: list[Any]) -> list[Any]:
+    """:func:`_field` of every value of one column (a column of text, or of whole
+    numbers outside the text fields, is already plain: one type check for all)."""
+    kinds = set(map(type, values))
+    if kinds <= {str} or (kinds <= {int} and name not in _TEXT_FIELDS):
+        return values
+    return [_field(name, value) for value in values]
+
+
+def round_coord(value: float) -> float:
+    """Round one coordinate to :data:`COORD_DECIMALS` decimals (and turn -0.0 into 0.0).
+
+    Parameters
+    ----------
+    value : float
+        Longitude or latitude in degrees.
+
+    Returns
+    -------
+    float
+        The rounded value.
+    """
+    return round(float(value), COORD_DECIMALS) + 0.0
+
+
+# --------------------------------------------------------------------------- geometry
+
+
+def _ring_signed_area(ring: Sequence[Sequence[float]]) -> float:
+    """Shoelace signed area (positive = counter-clockwise) of a lon/lat ring.
+
+    Coordinates are taken relative to the first position, which keeps the
+    products small and the sign trustworthy for small rings far from (0, 0).
+    """
+    if len(ring) < 3:
+        return 0.0
+    x0, y0 = ring[0][0], ring[0][1]
+    total = 0.0
+    n = len(ring)
+    for i in range(n):
+        xa, ya = ring[i][0] - x0, ring[i][1] - y0
+        xb, yb = ring[(i + 1) % n][0] - x0, ring[(i + 1) % n][1] - y0
+        total += xa * yb - xb * ya
+    return total / 2.0
+
+
+def _rounded_ring(coords: Iterable[Sequence[float]], *, ccw: bool) -> list[list[float]]:
+    ring = [[round_coord(c[0]), round_coord(c[1])] for c in coords]
+    if ring and ring[0] != ring[-1]:
+        ring.append(list(ring[0]))
+    area = _ring_signed_area(ring)
+    if (ccw and area < 0) or (not ccw and area > 0):
+        ring.reverse()
+    return ring
+
+
+def polygon_rings(polygon: Polygon) -> list[list[list[float]]]:
+    """Rounded, RFC 7946-oriented rings of one polygon.
+
+    Parameters
+    ----------
+    polygon : shapely.geometry.Polygon
+        A polygon in lon/lat (any orientation; z values are dropped).
+
+    Returns
+    -------
+    list of rings
+        ``[exterior, *holes]``; each ring is a closed list of ``[lon, lat]``
+        positions, the exterior counter-clockwise and the holes clockwise.
+    """
+    rings = [_rounded_ring(polygon.exterior.coords, ccw=True)]
+    rings.extend(_rounded_ring(hole.coords, ccw=False) for hole in polygon.interiors)
+    return rings
+
+
+def _polygons(geometry: BaseGeometry) -> list[Polygon]:
+    if isinstance(geometry, Polygon):
+        return [] if geometry.is_empty else [geometry]
+    if isinstance(geometry, MultiPolygon):
+        return [p for p in geometry.geoms if not p.is_empty]
+    raise TypeError(f"expected a Polygon or MultiPolygon, got {geometry.geom_type}")
+
+
+def _area_geometry(geometry: BaseGeometry) -> dict[str, Any] | None:
+    """GeoJSON geometry of a (multi)polygon area; None when it is empty."""
+    polygons = _polygons(geometry)
+    if not polygons:
+        return None
+    if isinstance(geometry, Polygon):
+        return {"type": "Polygon", "coordinates": polygon_rings(polygons[0])}
+    return {"type": "MultiPolygon", "coordinates": [polygon_rings(p) for p in polygons]}
+
+
+# --------------------------------------------------------------------------- stations
+
+
+@dataclass(frozen=True, slots=True)
+class StationRecord:
+    """One station (or candidate) as plain Python values, ready for any writer.
+
+    Attributes
+    ----------
+    properties : dict
+        Field name -> plain value, for every field the writer asked for.
+    lon, lat : float
+        Position rounded to :data:`COORD_DECIMALS` decimals.
+    lon_raw, lat_raw : float
+        Position as given (for writers that round differently, e.g. CSV).
+    """
+
+    properties: dict[str, Any]
+    lon: float
+    lat: float
+    lon_raw: float
+    lat_raw: float
+
+
+def _to_wgs84(frame: pd.DataFrame) -> pd.DataFrame:
+    crs = getattr(frame, "crs", None)
+    if crs is not None and crs.to_epsg() != 4326:
+        return frame.to_crs(4326)
+    return frame
+
+
+def _sort_key(record: StationRecord) -> tuple[Any, ...]:
+    props = record.properties
+    cluster = props.get("cluster_id")
+    cluster_missing = not isinstance(cluster, int | float)
+    return (
+        cluster_missing,
+        0 if cluster_missing else cluster,
+        str(props.get("id", "")),
+        record.lon,
+        record.lat,
+        str(props.get("name", "")),
+        str(props.get("category", "")),
+    )
+
+
+def station_records(
+    stations: pd.DataFrame | PointTable, fields: Sequence[str] = STATION_PROPERTIES
+) -> list[StationRecord]:
+    """Stations as plain records in the stable output order (cluster_id, then id).
+
+    Parameters
+    ----------
+    stations : geopandas.GeoDataFrame or PointTable
+        One row per station with Point geometries; a frame is reprojected to EPSG:4326
+        if it carries another CRS. Columns missing from ``fields`` are filled with ``""``
+        (text fields) or ``None``.
+    fields : sequence of str
+        Properties to extract, in output order.
+
+    Returns
+    -------
+    list of StationRecord
+        Sorted by ``(cluster_id, id)`` with position/name ties broken, so the
+        result does not depend on the input row order.
+
+    Raises
+    ------
+    ValueError
+        If a geometry is missing, empty or not a Point, or a coordinate is not finite.
+    """
+    if isinstance(stations, PointTable):
+        values = {f: stations[f].tolist() for f in fields if f in stations}
+        positions: list[Any] = list(zip(stations.lon.tolist(), stations.lat.tolist(), strict=True))
+    else:
+        frame = _to_wgs84(stations)
+        columns = [f for f in fields if f in frame.columns and f != frame.geometry.name]
+        values = {f: frame[f].tolist() for f in columns}
+        positions = frame.geometry.tolist()
+    n = len(positions)
+    columns = [_column(f, values[f]) if f in values else [_field(f, None)] * n for f in fields]
+    rows = zip(*columns, strict=True) if columns else [()] * n
+    records: list[StationRecord] = []
+    for position, row in zip(positions, rows, strict=True):
+        props = dict(zip(fields, row, strict=True))
+        if isinstance(position, tuple):
+            lon, lat = position
+        elif not isinstance(position, Point) or position.is_empty:
+            kind = "missing" if position is None else position.geom_type
+            raise ValueError(f"station {props.get('id')!r}: geometry must be a Point, got {kind}")
+        else:
+            lon, lat = float(position.x), float(position.y)
+        if not (math.isfinite(lon) and math.isfinite(lat)):
+            raise ValueError(f"station {props.get('id')!r}: non-finite coordinates")
+        records.append(StationRecord(props, round_coord(lon), round_coord(lat), lon, lat))
+    records.sort(key=_sort_key)
+    return records
+
+
+def _point_feature(record: StationRecord, role: str) -> dict[str, Any]:
+    properties = {"role": role, **record.properties}
+    feature: dict[str, Any] = {"type": "Feature"}
+    if properties.get("id"):
+        feature["id"] = properties["id"]
+    feature["properties"] = properties
+    feature["geometry"] = {"type": "Point", "coordinates": [record.lon, record.lat]}
+    return feature
+
+
+def _area_features(play_area: BaseGeometry | None, exclusions: Iterable[BaseGeometry]):
+    features: list[dict[str, Any]] = []
+    if play_area is not None:
+        geometry = _area_geometry(play_area)
+        if geometry is None:
+            raise ValueError("the play area is empty")
+        features.append(
+            {
+                "type": "Feature",
+                "id": "play_area",
+                "properties": {"role": "play_area"},
+                "geometry": geometry,
+            }
+        )
+    number = 0
+    for exclusion in exclusions:
+        geometry = _area_geometry(exclusion)
+        if geometry is None:
+            continue
+        number += 1
+        features.append(
+            {
+                "type": "Feature",
+                "id": f"exclusion/{number}",
+                "properties": {"role": "exclusion"},
+                "geometry": geometry,
+            }
+        )
+    return features
+
+
+def _generator_version() -> str:
+    try:
+        return importlib.metadata.version(GENERATOR)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _metadata_member(metadata: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if metadata is None:
+        return None
+    member: dict[str, Any] = {
+        "generator": GENERATOR,
+        "version": _generator_version(),
+        "attribution": ATTRIBUTION,
+    }
+    member.update(_plain(dict(metadata)))
+    return member
+
+
+def _bbox(features: Sequence[Mapping[str, Any]]) -> list[float] | None:
+    lons: list[float] = []
+    lats: list[float] = []
+    for feature in features:
+        geometry = feature.get("geometry")
+        if geometry is None:
+            continue
+        for position in _positions(geometry.get("coordinates")):
+            lons.append(position[0])
+            lats.append(position[1])
+    if not lons:
+        return None
+    return [min(lons), min(lats), max(lons), max(lats)]
+
+
+def _collection(
+    features: list[dict[str, Any]], metadata: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    collection: dict[str, Any] = {"type": "FeatureCollection"}
+    member = _metadata_member(metadata)
+    if member is not None:
+        collection["metadata"] = member
+    bbox = _bbox(features)
+    if bbox is not None:
+        collection["bbox"] = bbox
+    collection["features"] = features
+    return collection
+
+
+def stations_feature_collection(
+    stations: pd.DataFrame,
+    play_area: BaseGeometry | None,
+    exclusions: Iterable[BaseGeometry] = (),
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    records: list[StationRecord] | None = None,
+) -> dict[str, Any]:
+    """Build the station map as an RFC 7946 FeatureCollection.
+
+    Feature order: the play area (``{"role": "play_area"}``), then one feature per
+    non-empty exclusion (``{"role": "exclusion"}``), then the stations
+    (``{"role": "station"}`` plus :data:`STATION_PROPERTIES`) ordered by
+    ``(cluster_id, id)``. Each station's feature ``id`` member is its station id.
+
+    Parameters
+    ----------
+    stations : geopandas.GeoDataFrame
+        The stations (EPSG:4326, Point geometries).
+    records : list of StationRecord, optional
+        :func:`~stations_generator.formats.geojson.station_records` of ``stations``
+        when the caller already has them (one conversion for every output file);
+        ``stations`` is then not read.
+    play_area : shapely Polygon or MultiPolygon, or None
+        The play area in WGS84; holes allowed, any ring orientation. ``None`` omits it.
+    exclusions : iterable of shapely Polygon or MultiPolygon
+        Excluded areas in WGS84; empty geometries are skipped.
+    metadata : mapping, optional
+        When given, a top-level ``"metadata"`` foreign member is written with
+        ``generator``, ``version`` and ``attribution`` followed by these entries
+        (which may override them), e.g. ``{"options": {...}}``.
+
+    Returns
+    -------
+    dict
+        The FeatureCollection, ready for :func:`dumps_geojson`.
+
+    Raises
+    ------
+    ValueError
+        If the play area is empty or a station geometry is not a Point.
+    TypeError
+        If an area is not a Polygon or MultiPolygon.
+    """
+    features = _area_features(play_area, exclusions)
+    if records is None:
+        records = station_records(stations)
+    features.extend(_point_feature(r, "station") for r in records)
+    return _collection(features, metadata)
+
+
+def candidates_feature_collection(
+    candidates: pd.DataFrame | PointTable, *, metadata: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Build the ``--explain`` map: every candidate, kept or rejected, with the reason.
+
+    Each feature has ``{"role": "candidate"}``, the :data:`STATION_PROPERTIES`
+    (missing ones as ``null``, missing text as ``""``), then ``priority``,
+    ``status`` (``"kept"``/``"rejected"``), ``reason`` and ``conflict_with``, and with
+    ``generate --optimize`` ``in_optimal_map`` (``"yes"``/``"no"``/``"unknown"``).
+    Kept candidates come first, each group ordered by ``(cluster_id, id)``.
+
+    Parameters
+    ----------
+    candidates : geopandas.GeoDataFrame or PointTable
+        Candidates in EPSG:4326 with Point geometries and a ``status`` column.
+    metadata : mapping, optional
+        As in :func:`stations_feature_collection`.
+
+    Returns
+    -------
+    dict
+        The FeatureCollection.
+
+    Raises
+    ------
+    ValueError
+        If a geometry is not a Point.
+    """
+    fields = (*STATION_PROPERTIES, *_CANDIDATE_EXTRA)
+    if "in_optimal_map" in candidates:  # generate --optimize --explain
+        fields = (*fields, "in_optimal_map")
+    records = station_records(candidates, fields)
+    records.sort(key=lambda r: r.properties.get("status") != "kept")  # stable sort
+    features = [_point_feature(r, "candidate") for r in records]
+    return _collection(features, metadata)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def dumps_geojson(obj: Mapping[str, Any]) -> str:
+    """Serialise a GeoJSON object deterministically.
+
+    Members are written in the order they were built (no key sorting), without
+    ASCII escaping, compactly, with one feature per line for a FeatureCollection,
+    and with a trailing newline.
+
+    Parameters
+    ----------
+    obj : mapping
+        A GeoJSON object (usually a FeatureCollection).
+
+    Returns
+    -------
+    str
+        The JSON text.
+
+    Raises
+    ------
+    TypeError
+        If a value is not JSON-serialisable.
+    ValueError
+        If a number is NaN or infinite (not valid JSON).
+    """
+    features = obj.get("features")
+    if obj.get("type") != "FeatureCollection" or not isinstance(features, list):
+        return _compact(obj) + "\n"
+    members: list[str] = []
+    for key, value in obj.items():
+        if key == "features":
+            body = "[\n" + ",\n".join(_compact(f) for f in value) + "\n]" if value else "[]"
+        else:
+            body = _compact(value)
+        members.append(f"{_compact(key)}:{body}")
+    return "{" + ",\n".join(members) + "}\n"
+
+
+def write_geojson(path: Path, obj: Mapping[str, Any]) -> None:
+    """Serialise ``obj`` with :func:`dumps_geojson` and write it atomically.
+
+    The text is fully built before anything touches the disk, so a value that
+    cannot be serialised leaves ``path`` untouched.
+
+    Parameters
+    ----------
+    path : Path
+        Destination file (parent directories are created).
+    obj : mapping
+        The GeoJSON object.
+    """
+    atomic_write_text(Path(path), dumps_geojson(obj))
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _positions(coordinates: Any) -> Iterator[Sequence[float]]:
+    """Every position (list of numbers) nested anywhere in ``coordinates``."""
+    if isinstance(coordinates, list | tuple):
+        if coordinates and all(_is_number(c) for c in coordinates):
+            yield coordinates
+        else:
+            for item in coordinates:
+                yield from _positions(item)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _too_many_decimals(value: float) -> bool:
+    return (
+        isinstance(value, float) and math.isfinite(value) and value != round(value, COORD_DECIMALS)
+    )
+
+
+class _Validator:
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def problem(self, where: str, message: str) -> None:
+        self.problems.append(f"{where or '(root)'}: {message}")
+
+    # positions / rings -------------------------------------------------
+
+    def position(self, where: str, pos: Any) -> bool:
+        if not isinstance(pos, list | tuple) or len(pos) not in (2, 3):
+            self.problem(where, "a position must be an array of 2 or 3 numbers")
+            return False
+        if not all(_is_number(c) and math.isfinite(c) for c in pos):
+            self.problem(where, f"a position must contain finite numbers, got {pos!r}")
+            return False
+        lon, lat = pos[0], pos[1]
+        if not -180 <= lon <= 180:
+            self.problem(where, f"longitude {lon} is outside [-180, 180]")
+        if not -90 <= lat <= 90:
+            self.problem(where, f"latitude {lat} is outside [-90, 90]")
+        for value in pos:
+            if _too_many_decimals(value):
+                self.problem(where, f"{value!r} has more than {COORD_DECIMALS} decimals")
+        return True
+
+    def positions(self, where: str, coords: Any, minimum: int) -> bool:
+        if not isinstance(coords, list | tuple):
+            self.problem(where, "expected an array of positions")
+            return False
+        ok = True
+        for i, pos in enumerate(coords):
+            ok = self.position(f"{where}[{i}]", pos) and ok
+        if len(coords) < minimum:
+            self.problem(where, f"needs at least {minimum} positions, has {len(coords)}")
+            ok = False
+        return ok
+
+    def ring(self, where: str, ring: Any, *, exterior: bool) -> None:
+        if not self.positions(where, ring, 4):
+            if (
+                isinstance(ring, list | tuple)
+                and ring
+                and isinstance(ring[0], list | tuple)
+                and isinstance(ring[-1], list | tuple)
+                and list(ring[0]) != list(ring[-1])
+            ):
+                self.problem(where, "linear ring is not closed (first != last position)")
+            return
+        if list(ring[0]) != list(ring[-1]):
+            self.problem(where, "linear ring is not closed (first != last position)")
+            return
+        area = _ring_signed_area(ring)
+        if exterior and area <= 0:
+            self.problem(
+                where,
+                "exterior ring must be counter-clockwise"
+                if area < 0
+                else "exterior ring has zero area",
+            )
+        elif not exterior and area >= 0:
+            self.problem(where, "hole must be clockwise" if area > 0 else "hole has zero area")
+
+    def polygon(self, where: str, rings: Any) -> None:
+        if not isinstance(rings, list | tuple) or not rings:
+            self.problem(where, "a Polygon needs an array of at least one linear ring")
+            return
+        for i, ring in enumerate(rings):
+            self.ring(f"{where}[{i}]", ring, exterior=i == 0)
+
+    def bbox(self, where: str, bbox: Any) -> None:
+        if (
+            not isinstance(bbox, list | tuple)
+            or len(bbox) not in (4, 6)
+            or not all(_is_number(v) and math.isfinite(v) for v in bbox)
+        ):
+            self.problem(where, "bbox must be an array of 4 or 6 finite numbers")
+
+    # objects -----------------------------------------------------------
+
+    def common(self, where: str, obj: Mapping[str, Any]) -> None:
+        if "crs" in obj:
+            self.problem(where, 'the "crs" member was removed in RFC 7946')
+        if "bbox" in obj:
+            self.bbox(f"{where}.bbox", obj["bbox"])
+
+    def geometry(self, where: str, geom: Any) -> None:
+        if not isinstance(geom, Mapping):
+            self.problem(where, "a geometry must be an object")
+            return
+        kind = geom.get("type")
+        if kind not in _GEOMETRY_TYPES:
+            self.problem(where, f"invalid geometry type {kind!r}")
+            return
+        self.common(where, geom)
+        if kind == "GeometryCollection":
+            members = geom.get("geometries")
+            if not isinstance(members, list):
+                self.problem(where, 'a GeometryCollection needs a "geometries" array')
+                return
+            for i, member in enumerate(members):
+                self.geometry(f"{where}.geometries[{i}]", member)
+            return
+        if "coordinates" not in geom:
+            self.problem(where, f'a {kind} needs a "coordinates" member')
+            return
+        coords = geom["coordinates"]
+        at = f"{where}.coordinates"
+        if kind == "Point":
+            self.position(at, coords)
+        elif kind == "MultiPoint":
+            self.positions(at, coords, 0)
+        elif kind == "LineString":
+            self.positions(at, coords, 2)
+        elif kind == "MultiLineString" or kind == "MultiPolygon":
+            if not isinstance(coords, list | tuple):
+                self.problem(at, f"a {kind} needs an array")
+                return
+            for i, part in enumerate(coords):
+                if kind == "MultiLineString":
+                    self.positions(f"{at}[{i}]", part, 2)
+                else:
+                    self.polygon(f"{at}[{i}]", part)
+        else:  # Polygon
+            self.polygon(at, coords)
+
+    def feature(self, where: str, feature: Any) -> None:
+        if not isinstance(feature, Mapping):
+            self.problem(where, "a feature must be an object")
+            return
+        if feature.get("type") != "Feature":
+            self.problem(where, f'expected type "Feature", got {feature.get("type")!r}')
+            return
+        self.common(where, feature)
+        if "id" in feature and not (isinstance(feature["id"], str) or _is_number(feature["id"])):
+            self.problem(f"{where}.id", "a feature id must be a string or a number")
+        if "geometry" not in feature:
+            self.problem(where, 'a Feature needs a "geometry" member (may be null)')
+        elif feature["geometry"] is not None:
+            self.geometry(f"{where}.geometry", feature["geometry"])
+        if "properties" not in feature:
+            self.problem(where, 'a Feature needs a "properties" member (may be null)')
+        elif feature["properties"] is not None and not isinstance(feature["properties"], Mapping):
+            self.problem(f"{where}.properties", "properties must be an object or null")
+
+    def root(self, obj: Any) -> None:
+        if not isinstance(obj, Mapping):
+            self.problem("", "a GeoJSON text must be an object")
+            return
+        kind = obj.get("type")
+        if kind == "FeatureCollection":
+            self.common("", obj)
+            features = obj.get("features")
+            if not isinstance(features, list):
+                self.problem("", 'a FeatureCollection needs a "features" array')
+                return
+            for i, feature in enumerate(features):
+                self.feature(f"features[{i}]", feature)
+        elif kind == "Feature":
+            self.feature("", obj)
+        elif kind in _GEOMETRY_TYPES:
+            self.geometry("", obj)
+        else:
+            self.problem("", f"invalid GeoJSON type {kind!r}")
+
+
+def validate_rfc7946(obj: Mapping[str, Any]) -> list[str]:
+    """Check a GeoJSON object against the RFC 7946 rules this project relies on.
+
+    Checks: valid ``type`` members; no ``crs`` member anywhere; every position has
+    2 or 3 finite numbers with -180 <= lon <= 180 and -90 <= lat <= 90 and at most
+    :data:`COORD_DECIMALS` decimals; linear rings closed with at least 4 positions;
+    exterior rings counter-clockwise and holes clockwise (shoelace signed area on
+    lon/lat); every Feature has ``geometry`` and ``properties`` members; a
+    FeatureCollection has a ``features`` array; ``bbox`` has 4 or 6 numbers.
+
+    Parameters
+    ----------
+    obj : mapping
+        A parsed GeoJSON object.
+
+    Returns
+    -------
+    list of str
+        Human-readable problems, each prefixed with where it was found
+        (e.g. ``"features[3].geometry.coordinates[0]: ..."``). Empty when valid.
+    """
+    validator = _Validator()
+    validator.root(obj)
+    return validator.problems

@@ -1,0 +1,480 @@
+"""JSON Schemas (draft 2020-12) of the file formats we read, one per format.
+
+Checked by :func:`stations_generator.formats.jsonio.validate` at each format's reader. Besides
+the standard keywords they use three of ours: ``x-expected`` (how to say what was
+expected, in a message), ``x-fix`` / ``x-required-fix`` (what to do about it) and
+``x-positions`` (GeoJSON coordinates: arrays that many levels deep of finite
+``[lon, lat]`` numbers, checked in one fast pass).
+
+Semantic checks a schema cannot express (a latitude that looks swapped, a hole outside
+its shell, ``wait_min`` ≤ ``wait_max``) stay in the readers, with messages of the same
+shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "GAME",
+    "GEOJSON",
+    "OVERPASS_ELEMENT",
+    "OVERPASS_RESPONSE",
+    "POSITION_DEPTH",
+    "STATION_MAP",
+    "TAIBELED_QUESTION",
+    "TAIBELED_STATE",
+]
+
+#: GeoJSON geometry type -> how many levels deep its coordinates nest (``x-positions``).
+POSITION_DEPTH = {
+    "Point": 1,
+    "MultiPoint": 2,
+    "LineString": 2,
+    "MultiLineString": 3,
+    "Polygon": 3,
+    "MultiPolygon": 4,
+}
+_GEOMETRY_TYPES = [*POSITION_DEPTH, "GeometryCollection"]
+_GEOJSON_TYPES = [*_GEOMETRY_TYPES, "Feature", "FeatureCollection"]
+
+
+def _when(prop: str, value: Any, then: dict) -> dict:
+    return {"if": {"properties": {prop: {"const": value}}, "required": [prop]}, "then": then}
+
+
+_GEOMETRY: dict[str, Any] = {
+    "type": "object",
+    "x-expected": "a GeoJSON geometry object",
+    "required": ["type"],
+    "properties": {
+        "type": {
+            "enum": _GEOMETRY_TYPES,
+            "x-expected": "a GeoJSON geometry type (Polygon, MultiPolygon, …)",
+        }
+    },
+    "allOf": [
+        *(
+            _when(
+                "type",
+                name,
+                {
+                    "required": ["coordinates"],
+                    "properties": {"coordinates": {"type": "array", "x-positions": depth}},
+                },
+            )
+            for name, depth in POSITION_DEPTH.items()
+        ),
+        _when(
+            "type",
+            "GeometryCollection",
+            {
+                "required": ["geometries"],
+                "properties": {
+                    "geometries": {"type": "array", "items": {"$ref": "#/$defs/geometry"}}
+                },
+            },
+        ),
+    ],
+}
+
+_FEATURE: dict[str, Any] = {
+    "type": "object",
+    "x-expected": "a GeoJSON Feature object",
+    "required": ["type"],
+    "properties": {
+        "type": {"const": "Feature"},
+        "geometry": {
+            "type": ["object", "null"],
+            "if": {"type": "object"},
+            "then": {"$ref": "#/$defs/geometry"},
+        },
+        "properties": {"type": ["object", "null"]},
+    },
+}
+
+_GEOJSON_DEFS = {"geometry": _GEOMETRY, "feature": _FEATURE}
+
+#: Any GeoJSON object (RFC 7946): a geometry, a Feature or a FeatureCollection.
+GEOJSON: dict[str, Any] = {
+    "$defs": _GEOJSON_DEFS,
+    "type": "object",
+    "x-expected": "a GeoJSON object (Polygon, Feature or FeatureCollection)",
+    "required": ["type"],
+    "properties": {
+        "type": {
+            "enum": _GEOJSON_TYPES,
+            "x-expected": "a GeoJSON type (Polygon, MultiPolygon, Feature, FeatureCollection)",
+        }
+    },
+    "allOf": [
+        _when(
+            "type",
+            "FeatureCollection",
+            {
+                "required": ["features"],
+                "properties": {"features": {"type": "array", "items": {"$ref": "#/$defs/feature"}}},
+            },
+        ),
+        _when("type", "Feature", {"$ref": "#/$defs/feature"}),
+        {
+            "if": {"properties": {"type": {"enum": _GEOMETRY_TYPES}}, "required": ["type"]},
+            "then": {"$ref": "#/$defs/geometry"},
+        },
+    ],
+}
+
+# --------------------------------------------------------------------------- game files
+
+_POINT = {
+    "type": ["object", "string"],
+    "x-expected": 'a point {"lat": …, "lon": …} or "LAT,LON"',
+    "if": {"type": "object"},
+    "then": {
+        "required": ["lat"],
+        "x-required-fix": {"lat": 'write the point as {"lat": 60.17, "lon": 24.94}'},
+        "properties": {
+            "lat": {"type": "number", "x-expected": "a latitude in degrees such as 60.17"},
+            "lon": {"type": "number", "x-expected": "a longitude in degrees such as 24.94"},
+            "lng": {"type": "number", "x-expected": "a longitude in degrees such as 24.94"},
+        },
+        "anyOf": [{"required": ["lon"]}, {"required": ["lng"]}],
+        "x-expected": 'a point with "lat" and "lon"',
+    },
+}
+_DISTANCE = {
+    "type": ["number", "string"],
+    "x-expected": 'a distance such as 500, "500 m", "2 km" or "3 mi"',
+    "if": {"type": "number"},
+    "then": {"exclusiveMinimum": 0, "x-expected": "a distance above 0"},
+}
+_ANSWER = {"type": ["string", "boolean", "null"], "x-expected": "an answer such as a string"}
+_QUESTION_KEYS = {
+    "type": {
+        "enum": ["radius", "thermometer", "tentacles", "matching", "measuring"],
+        "x-message": "unknown question type {value}; use radius, thermometer, tentacles, "
+        "matching or measuring",
+    },
+    "id": {"type": "string"},
+    "seeker": _POINT,
+    "start": _POINT,
+    "end": _POINT,
+    "radius": _DISTANCE,
+    "distance": _DISTANCE,
+    "subject": {"type": "string", "x-expected": 'a subject name such as "museum"'},
+    "level": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 12,
+        "x-expected": "an integer admin level such as 8",
+    },
+    "seeker_station": {"type": "string", "x-expected": 'a station id such as "node/123"'},
+    "answer": _ANSWER,
+    "note": {"type": "string"},
+    "comment": {"type": "string"},
+}
+
+
+def _requires(kind: str, *keys: str, fix: dict | None = None) -> dict:
+    return _when("type", kind, {"required": list(keys), "x-required-fix": fix or {}})
+
+
+_SEEKER_FIX = {"seeker": 'add "seeker": {"lat": …, "lon": …}, where the seeker stood'}
+
+_QUESTION: dict[str, Any] = {
+    "type": "object",
+    "x-expected": "a question object",
+    "required": ["type"],
+    "x-required-fix": {"type": "add the question type: radius, thermometer, …"},
+    "properties": _QUESTION_KEYS,
+    "additionalProperties": False,
+    "allOf": [
+        _requires("radius", "seeker", "radius", fix={**_SEEKER_FIX, "radius": 'add "radius"'}),
+        _requires(
+            "thermometer",
+            "start",
+            "end",
+            fix={"start": 'add "start": {"lat": …, "lon": …}', "end": 'add "end"'},
+        ),
+        _requires(
+            "tentacles", "seeker", "subject", fix={**_SEEKER_FIX, "subject": 'add "subject"'}
+        ),
+        _requires("matching", "seeker", "subject", fix={**_SEEKER_FIX, "subject": 'add "subject"'}),
+        _requires(
+            "measuring", "seeker", "subject", fix={**_SEEKER_FIX, "subject": 'add "subject"'}
+        ),
+        {
+            "if": {
+                "properties": {"subject": {"enum": ["zone", "zone-letter"]}},
+                "required": ["subject"],
+            },
+            "then": {
+                "required": ["level"],
+                "x-required-fix": {"level": 'add "level": the admin level, such as 8'},
+            },
+        },
+    ],
+}
+
+#: Our game file, ``"format": "stations-generator-game/1"`` (see gamefile.py).
+GAME: dict[str, Any] = {
+    "$defs": _GEOJSON_DEFS,
+    "type": "object",
+    "x-expected": "a game object",
+    "required": ["play_area"],
+    "x-required-fix": {"play_area": 'add "play_area": a GeoJSON file path or object'},
+    "additionalProperties": False,
+    "properties": {
+        "format": {"const": "stations-generator-game/1"},
+        "name": {"type": "string"},
+        "note": {"type": "string"},
+        "rules": {"type": "string", "x-expected": 'a rule set name such as "official"'},
+        "country": {
+            "type": ["string", "null"],
+            "pattern": "^[A-Za-z]{2}$",
+            "x-expected": 'a two-letter country code such as "DE"',
+        },
+        "game_size": {
+            "type": ["string", "null"],
+            "enum": ["S", "M", "L", "s", "m", "l", None],
+            "x-expected": "a game size: S, M or L",
+        },
+        "modifiers": {
+            "type": "array",
+            "items": {"enum": ["prosperous", "tiny"], "x-expected": "prosperous or tiny"},
+        },
+        "play_area": {
+            "type": ["string", "object"],
+            "x-expected": "a GeoJSON file path or a GeoJSON object",
+        },
+        "osm": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "x-expected": "an OSM file path"},
+            "x-expected": 'a list of OSM file paths, such as ["area.osm.pbf"]',
+        },
+        "stations": {
+            "type": ["string", "object"],
+            "x-expected": 'a stations.geojson path or {"categories": […]}',
+            "if": {"type": "object"},
+            "then": {
+                "additionalProperties": False,
+                "properties": {
+                    "categories": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"type": "string", "x-expected": "a category name"},
+                        "x-expected": 'a list of category names such as ["train_station"]',
+                    }
+                },
+            },
+        },
+        "questions": {
+            "type": "array",
+            "items": _QUESTION,
+            "x-expected": "a list of questions",
+        },
+    },
+}
+
+# --------------------------------------------------------------------------- station maps
+
+_STATION_FEATURE = {
+    "required": ["geometry"],
+    "properties": {
+        "geometry": {
+            "type": "object",
+            "x-expected": "a Point geometry",
+            "required": ["type", "coordinates"],
+            "properties": {"type": {"const": "Point", "x-expected": "a Point"}},
+            "if": {"properties": {"type": {"const": "Point"}}},
+            "then": {"properties": {"coordinates": {"type": "array", "x-positions": 1}}},
+        },
+        "properties": {
+            "type": "object",
+            "required": ["id", "wait_min", "wait_max"],
+            "x-fix": "regenerate the map with stations-generator generate",
+            "properties": {
+                "id": {"type": "string", "minLength": 1, "x-expected": 'an id such as "node/123"'},
+                "name": {"type": ["string", "null"]},
+                "wait_min": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 1440,
+                    "x-expected": "a whole number of minutes from 0 to 1440, such as 10",
+                },
+                "wait_max": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 1440,
+                    "x-expected": "a whole number of minutes from 0 to 1440, such as 30",
+                },
+                "density_tier": {"type": ["string", "null"]},
+                "category": {"type": ["string", "null"]},
+                "cluster_id": {"type": ["integer", "null"]},
+                "osm_id": {"type": ["integer", "null"]},
+                "osm_type": {"type": ["string", "null"]},
+            },
+        },
+    },
+}
+
+#: ``stations.geojson`` as ``generate`` writes it.
+STATION_MAP: dict[str, Any] = {
+    "$defs": _GEOJSON_DEFS,
+    "type": "object",
+    "x-expected": "a GeoJSON FeatureCollection",
+    "required": ["type", "features"],
+    "properties": {
+        "type": {"const": "FeatureCollection", "x-expected": '"FeatureCollection"'},
+        "metadata": {"type": "object"},
+        "features": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "x-expected": "a GeoJSON Feature",
+                "allOf": [
+                    {"$ref": "#/$defs/feature"},
+                    {
+                        "if": {
+                            "properties": {
+                                "properties": {
+                                    "type": "object",
+                                    "properties": {"role": {"const": "station"}},
+                                    "required": ["role"],
+                                }
+                            },
+                            "required": ["properties"],
+                        },
+                        "then": _STATION_FEATURE,
+                    },
+                ],
+            },
+        },
+    },
+}
+
+# --------------------------------------------------------------------------- Overpass JSON
+
+
+def _coordinate(what: str, limit: int) -> dict:
+    return {
+        "type": "number",
+        "x-message": f"non-numeric {what} {{value}}",
+        "allOf": [
+            {
+                "minimum": -limit,
+                "maximum": limit,
+                "x-message": f"out-of-range {what} {{value}} (expected -{limit} to {limit})",
+            }
+        ],
+    }
+
+
+_LAT = _coordinate("latitude", 90)
+_LON = _coordinate("longitude", 180)
+_LATLON_OR_NULL = {
+    "type": ["object", "null"],
+    "if": {"type": "object"},
+    "then": {
+        "properties": {
+            "lat": {**_LAT, "type": ["number", "null"]},
+            "lon": {**_LON, "type": ["number", "null"]},
+        }
+    },
+}
+_GEOMETRY_LIST = {"type": "array", "items": _LATLON_OR_NULL, "x-expected": "a list of points"}
+
+#: One element of an Overpass ``[out:json]`` response.
+OVERPASS_ELEMENT: dict[str, Any] = {
+    "type": "object",
+    "x-expected": "an OSM element object",
+    "required": ["type", "id"],
+    "properties": {
+        "type": {"type": "string", "x-expected": 'an element type such as "node"'},
+        "id": {"type": "integer", "x-expected": "an integer OSM id"},
+        "lat": _LAT,
+        "lon": _LON,
+        "tags": {
+            "type": "object",
+            "additionalProperties": {"type": ["string", "number"], "x-expected": "a tag value"},
+            "x-expected": 'an object of tags such as {"amenity": "cafe"}',
+        },
+        "center": {
+            "type": "object",
+            "required": ["lat", "lon"],
+            "properties": {"lat": _LAT, "lon": _LON},
+        },
+        "bounds": {
+            "type": "object",
+            "properties": {"minlat": _LAT, "maxlat": _LAT, "minlon": _LON, "maxlon": _LON},
+        },
+        "nodes": {"type": "array", "items": {"type": "integer"}},
+        "geometry": _GEOMETRY_LIST,
+        "members": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["type", "ref"],
+                "properties": {
+                    "type": {"enum": ["node", "way", "relation"]},
+                    "ref": {"type": "integer"},
+                    "role": {"type": "string"},
+                    "lat": _LAT,
+                    "lon": _LON,
+                    "geometry": _GEOMETRY_LIST,
+                },
+            },
+        },
+    },
+}
+
+#: The envelope of a response (``elements`` are checked one by one, as they stream in).
+OVERPASS_RESPONSE: dict[str, Any] = {
+    "type": ["object", "array"],
+    "x-expected": 'an Overpass response {"elements": […]} or a list of elements',
+    "if": {"type": "object"},
+    "then": {
+        "required": ["elements"],
+        "properties": {"elements": {"type": "array"}, "remark": {"type": "string"}},
+    },
+}
+
+# --------------------------------------------------------------------------- taibeled
+
+#: One taibeled question ``{"id", "key", "data"}``. The app's importer is lenient (unknown
+#: keys are dropped, missing display fields take defaults), so the schema checks the
+#: containers; taibeled.py checks each value with the app's own wording.
+TAIBELED_QUESTION: dict[str, Any] = {
+    "type": "object",
+    "x-expected": 'a taibeled question {"id": …, "data": {…}}',
+    "properties": {
+        "key": {"type": ["number", "string", "null"]},
+        "data": {"type": ["object", "null"], "x-expected": "an object of question data"},
+    },
+}
+
+#: A taibeled game state (either shape), a question or a question list.
+TAIBELED_STATE: dict[str, Any] = {
+    "type": ["object", "array"],
+    "x-expected": "a taibeled state, question or question list",
+    "if": {"type": "array"},
+    "then": {"items": TAIBELED_QUESTION},
+    "else": {
+        "properties": {
+            "questions": {"type": ["array", "null"], "items": TAIBELED_QUESTION},
+            "features": {"type": "array", "items": {"type": "object"}},
+            "properties": {
+                "type": ["object", "null"],
+                "properties": {
+                    "questions": {"type": ["array", "null"], "items": TAIBELED_QUESTION}
+                },
+            },
+            "disabledStations": {
+                "type": ["array", "null"],
+                "items": {"type": ["string", "integer"]},
+            },
+            "customStations": {"type": ["array", "null"], "items": {"type": "object"}},
+            "zoneOptions": {"type": ["array", "null"], "items": {"type": "string"}},
+        },
+    },
+}

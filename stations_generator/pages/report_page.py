@@ -1,0 +1,150 @@
+"""The ``report --html`` page: a map with one layer per question subject, and the table.
+
+Kept apart from the command so that ``report`` without ``--html`` never loads folium.
+"""
+
+from __future__ import annotations
+
+import html
+
+import folium
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from stations_generator.core.geo.geodesy import LocalFrame
+from stations_generator.core.questions.availability import VERDICT_TEXT, Report
+from stations_generator.pages.folium_map import (
+    StyledBlock,
+    add_area,
+    offline_map,
+    render_station_map,
+)
+
+_SUBJECT_COLOURS = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+    "#e377c2", "#17becf", "#bcbd22", "#393b79", "#637939", "#7f7f7f",
+)  # fmt: skip
+
+
+def _reach_ring(area: BaseGeometry, distance_m: float) -> BaseGeometry:
+    """The area grown by ``distance_m`` (in its UTM zone), back in lon/lat."""
+    frame = LocalFrame.for_bounds(area.bounds)
+    projected = shapely.transform(
+        area, lambda xy: np.column_stack(frame.project(xy[:, 0], xy[:, 1]))
+    )
+    grown = projected.buffer(distance_m, quad_segs=16).simplify(distance_m / 200)
+    return shapely.transform(grown, lambda xy: np.column_stack(frame.unproject(xy[:, 0], xy[:, 1])))
+
+
+_TABLE_STYLE = """        <style>
+        #sg-report { font: 13px/1.4 system-ui, sans-serif; padding: 8px 14px 24px; }
+        #sg-report table { border-collapse: collapse; }
+        #sg-report th, #sg-report td { padding: 2px 8px; border-bottom: 1px solid #ddd;
+            text-align: left; }
+        #sg-report td.n { text-align: right; }
+        #sg-report .usable { color: #1b5e20; }
+        #sg-report .only_one { color: #e65100; }
+        #sg-report .none { color: #b71c1c; font-weight: bold; }
+        #sg-report .unknown { color: #555; font-style: italic; }
+        </style>
+"""
+
+
+def _table_html(report: Report, title: str) -> str:
+    margin = f"≤ {report.margin_m / 1000:g} km"
+    head = ["Subject", "Inside", "≤ 2 km", "≤ 25 km", margin, "Matching", "Measuring", "Tentacles"]
+    out = [
+        '<div id="sg-report">',
+        f"<h2>Question availability: {html.escape(title)}</h2>",
+        f"<p>Play area {report.area_km2:.1f} km². Verdicts: usable · only one · none "
+        "(drop the question before the game).</p>",
+        "<table><thead><tr>"
+        + "".join(f"<th>{html.escape(h)}</th>" for h in head)
+        + "</tr></thead>",
+        "<tbody>",
+    ]
+    for row in report.subjects:
+        cells = [f"<td>{html.escape(row.label)}</td>", f'<td class="n">{row.inside}</td>']
+        for reach in (2000.0, 25000.0, report.margin_m):
+            value = row.within.get(reach)
+            cells.append(f'<td class="n">{"-" if value is None else value}</td>')
+        for question in ("matching", "measuring", "tentacles"):
+            found = [q for q in row.questions if q.question == question]
+            if not found:
+                cells.append("<td>-</td>")
+                continue
+            q = found[0]
+            cells.append(
+                f'<td class="{q.verdict}" title="{html.escape(q.note, quote=True)}">'
+                f"{html.escape(VERDICT_TEXT[q.verdict])}</td>"
+            )
+        out.append(
+            f'<tr data-subject="{html.escape(row.subject, quote=True)}">{"".join(cells)}</tr>'
+        )
+    out.append("</tbody></table>")
+    out.extend(f"<p>Note: {html.escape(n)}</p>" for n in report.notes)
+    out.append("<p>Map data © OpenStreetMap contributors, ODbL 1.0</p></div>")
+    return "".join(out)
+
+
+def report_page(report: Report, area: BaseGeometry, places, title: str) -> str:
+    """An offline HTML page: a map with one layer per subject, and the report's table.
+
+    Parameters
+    ----------
+    report : Report
+    area : shapely geometry
+        The play area (WGS84).
+    places : geopandas.GeoDataFrame
+        From :func:`stations_generator.core.questions.availability.subject_places`.
+    title : str
+
+    Returns
+    -------
+    str
+        The page (deterministic; only map tiles load from the network).
+    """
+    reach_area = _reach_ring(area, report.margin_m)
+    west, south, east, north = reach_area.bounds
+    m = offline_map([[south, west], [north, east]], title=f"Questions: {title}", height="62%")
+    add_area(m, [area], "Play area")
+    for reach in (2000.0, 25000.0, report.margin_m):
+        add_area(
+            m,
+            [_reach_ring(area, reach)],
+            f"Reach {reach / 1000:g} km",
+            colour="#555555",
+            fill_opacity=0.0,
+            dash="4 6",
+            show=reach == report.margin_m,
+        )
+    wanted = {row.subject: set(row.ids) for row in report.subjects}
+    shown = 0
+    for row in report.subjects:
+        if not row.ids:
+            continue
+        colour = _SUBJECT_COLOURS[shown % len(_SUBJECT_COLOURS)]
+        shown += 1
+        group = folium.FeatureGroup(name=f"{row.label} ({len(row.ids)})", show=shown <= 3)
+        chosen = places[(places["subject"] == row.subject) & places["id"].isin(wanted[row.subject])]
+        for name, key, point in zip(chosen["name"], chosen["id"], chosen.geometry, strict=True):
+            folium.CircleMarker(
+                [point.y, point.x],
+                radius=5,
+                color=colour,
+                weight=1,
+                fill=True,
+                fill_color=colour,
+                fill_opacity=0.8,
+                tooltip=f"{row.label}: {name or 'unnamed'} ({key})",
+            ).add_to(group)
+        group.add_to(m)
+    StyledBlock("ReportTable", _TABLE_STYLE, _table_html(report, title)).add_to(m)
+    folium.LayerControl(collapsed=False).add_to(m)
+    # Fit the area and the places within reach, not the whole margin ring.
+    shown_ids = {key for row in report.subjects for key in row.ids}
+    near = places[places["id"].isin(shown_ids)] if len(places) else places
+    fit = shapely.union_all([area.envelope, *near.geometry.tolist()]).bounds
+    m.fit_bounds([[fit[1], fit[0]], [fit[3], fit[2]]], padding=(12, 12))
+    return render_station_map(m)
