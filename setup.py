@@ -1,9 +1,11 @@
 """Build hook: the package is pure Python, and its spacing core is also compiled by Cython.
 
-The compiled module is ``stations_generator/core/stationmap/spacing.py`` itself, compiled with the C
-types that ``spacing.pxd`` beside it declares (Cython's "augmenting .pxd": the ``.py``
-stays plain Python): the same stations, about five times faster than the plain source runs on
-large maps (``bench/bench_spacing.py``). Where no C compiler is at hand, or
+The compiled modules are the kernel of ``stations_generator/core/stationmap/spacing.py``:
+``spacing_state.py`` (the selection's state) and ``spacing_search.py`` (the greedy, the
+search and the swaps over it), each compiled with the C types that the ``.pxd`` beside it
+declares (Cython's "augmenting .pxd": the ``.py`` stays plain Python): the same
+stations, about five times faster than the plain source runs on large maps
+(``bench/bench_spacing.py``). Where no C compiler is at hand, or
 ``STATIONS_GENERATOR_PURE_PYTHON=1`` is set, the extension is skipped and the same code
 runs as Python. The build records the SHA-256 of each compiled source and its ``.pxd``
 in ``stations_generator/core/stationmap/compiled_sources.json``, so the tests can tell a compiled
@@ -23,7 +25,14 @@ from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
 #: Modules compiled by Cython (each stays importable as plain Python too).
-COMPILED = ["stations_generator/core/stationmap/spacing.py"]
+COMPILED = [
+    "stations_generator/core/stationmap/spacing_state.py",
+    "stations_generator/core/stationmap/spacing_search.py",
+]
+#: Modules compiled by earlier versions and no longer: an editable build's leftover
+#: extension would shadow the plain-Python source (spacing.py was compiled whole before
+#: its kernel moved into spacing_state and spacing_search).
+RETIRED = ["stations_generator/core/stationmap/spacing.py"]
 RECORD = ROOT / "stations_generator" / "core" / "stationmap" / "compiled_sources.json"
 #: Checks a compiled loop would otherwise make on every array access: the indices come
 #: from the neighbour index itself, and the typed arrays are set in ``__init__``.
@@ -32,7 +41,7 @@ DIRECTIVES = {
     "boundscheck": False,
     "wraparound": False,
     "initializedcheck": False,
-    # The types are spacing.pxd's; the .py annotations stay for readers and Python.
+    # The types are the .pxd files'; the .py annotations stay for readers and Python.
     "annotation_typing": False,
 }
 
@@ -42,9 +51,9 @@ def _sources() -> list[Path]:
     return [ROOT / p for source in COMPILED for p in (source, source[:-3] + ".pxd")]
 
 
-def _remove_compiled() -> None:
+def _remove_compiled(sources: list[str]) -> None:
     """Drop what an earlier editable build compiled in place (it would shadow the source)."""
-    for source in COMPILED:
+    for source in sources:
         path = ROOT / source
         path.with_suffix(".c").unlink(missing_ok=True)
         for built in path.parent.glob(f"{path.stem}.*.so"):
@@ -53,8 +62,9 @@ def _remove_compiled() -> None:
 
 def compiled_extensions() -> list:
     RECORD.unlink(missing_ok=True)  # written again below, only for a compiled build
+    _remove_compiled(RETIRED)
     if os.environ.get("STATIONS_GENERATOR_PURE_PYTHON", "") not in ("", "0"):
-        _remove_compiled()
+        _remove_compiled(COMPILED)
         return []
     try:
         from Cython.Build import cythonize

@@ -63,7 +63,8 @@ def timed(label: str, fn):
 def main(extract: Path, stations_path: Path | None) -> None:
     import osmnx  # noqa: F401  (imported before timing: its import alone takes ~1 s)
 
-    from stations_generator.core.play.drive import RoadDriveTimes, sample_pairs
+    from stations_generator.core.play.calibration import sample_pairs
+    from stations_generator.core.play.drive import RoadDriveTimes
     from stations_generator.formats.stationfile import read_station_map
     from stations_generator.osm.roads import read_drive_graph
 

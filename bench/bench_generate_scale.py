@@ -7,18 +7,22 @@ reached, and written as Overpass JSON with a rectangular play area over all tile
 water). Also the peer-sized start-up case: a ~20-candidate clip (a 3 × 3 km square
 in the north-west of the city, a Dell Rapids-sized town). Prints wall and CPU time.
 
-    python bench/bench_generate_scale.py [--sizes 10000 50000 100000] [--profile N] [--stages]
+    python bench/bench_generate_scale.py [--sizes 10000 50000 100000] [--game-size M]
+        [--profile N] [--stages]
+
+The tiled areas are L-size games (inferred); ``--game-size`` runs other rules on them.
 
 ``--stages`` also prints, per case, CPU and wall seconds of each stage of one fresh
 process (imports, play area, reading the OSM JSON, the candidates table, the spacing
-greedy -- ``core/spacing.py``, timed on its own -- the rest of the station map, the
-output files, writing them and swapping them in), with the load average.
+runs -- ``core/stationmap/spacing.py``, timed on their own -- the rest of the station
+map, rendering the output files and writing them), with the load average.
 
-With two cores, large maps put part of the work in forked children
-(``stations_generator/app/forked.py``); the wall times include that, and the CPU column is
-the process's with its children's. ``STATIONS_GENERATOR_SERIAL=1`` measures one process.
-An OSM file of 512 KiB or more is then read in two halves that also make the candidates
-(``stations_generator/app/read_in_two.py``): its candidates table is in the reading stage.
+``generate`` runs in one process, so its wall time is about its CPU time on an idle
+machine. Forked children (half of the OSM file read in one; the density counts, the
+search and the KML in others) were measured with this bench and removed: on an idle
+two-core machine only the split read saved anything, 16-19 % of a 100k L-size run and
+under 10 % of a 100k M-size one, while with M-size rules the children took 70 % more
+CPU and lost time whenever the second core was busy.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,15 +124,18 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def run(area: Path, data: Path, out: Path, profile: Path | None = None) -> tuple[float, float]:
-    # The program as installed (cli.run, which skips the interpreter's teardown); under
-    # cProfile, main(), so that the profile is written at exit.
+def run(
+    area: Path, data: Path, out: Path, profile: Path | None = None, extra: Sequence[str] = ()
+) -> tuple[float, float]:
+    # The program as installed (the console script's cli.run); under cProfile, main(),
+    # so that the profile is written at exit.
     args = [sys.executable, "-c", "from stations_generator.cli import run; run()"]
     if profile is not None:
         script = out.parent / "run_cli.py"
         script.write_text("from stations_generator.cli import main; main()\n")
         args = [sys.executable, "-m", "cProfile", "-o", str(profile), str(script)]
     args += ["-q", "generate", str(area), "--osm", str(data), "--no-water-subtract", "-o", str(out)]
+    args += extra
     env = child_env()
     started = time.perf_counter()
     proc = subprocess.Popen(args, env=env)
@@ -146,8 +154,8 @@ def add(name, start):
     now = clock()
     cpu, wall = times.get(name, (0.0, 0.0))
     times[name] = (cpu + now[0] - start[0], wall + now[1] - start[1])
-from stations_generator import generate as g
-from stations_generator.core import stationmap as sm
+from stations_generator.app import generate as g
+from stations_generator.core.stationmap import build as sm
 from stations_generator.cli import main
 add("imports", t0)
 def timed(module, attr, name):
@@ -160,30 +168,27 @@ def timed(module, attr, name):
             add(name, start)
     setattr(module, attr, wrapper)
 timed(g, "read_area", "play area")
-timed(g, "load_data", "read OSM JSON (from 512 KiB: and the candidates, on two cores)")
-timed(g, "candidate_table", "candidates table (files read whole)")
-timed(sm, "select_stations", "spacing runs in this process (core/spacing.py)")
+timed(g, "load_data", "read OSM JSON")
+timed(g, "candidate_table", "candidates table")
+timed(sm, "select_stations", "spacing runs (core/stationmap/spacing.py)")
 timed(g, "build", "station map (all of step 3)")
-timed(g, "output_files", "output files rendered (large maps: on two cores)")
-from stations_generator.export import atomic
+timed(g, "output_files", "output files rendered")
+from stations_generator.formats import atomic
 timed(atomic.OutputSet, "write_bytes", "write files (and fsync)")
-timed(atomic.OutputSet, "_commit", "swap the files in (commit)")
 try:
     main(standalone_mode=False)
 finally:
     add("whole process (after interpreter start)", t0)
-    import resource
-    forked = resource.getrusage(resource.RUSAGE_CHILDREN)
-    times["forked children (stations_generator/app/forked.py), CPU"] = (
-        forked.ru_utime + forked.ru_stime, 0.0)
     print("STAGES " + json.dumps(times))
 """
 
 
-def stages(area: Path, data: Path, out: Path) -> dict[str, tuple[float, float]]:
+def stages(
+    area: Path, data: Path, out: Path, extra: Sequence[str] = ()
+) -> dict[str, tuple[float, float]]:
     """CPU and wall seconds of each stage of one ``generate`` process."""
     args = [sys.executable, "-c", _STAGES, "-q", "generate", str(area), "--osm", str(data)]
-    args += ["--no-water-subtract", "-o", str(out)]
+    args += ["--no-water-subtract", "-o", str(out), *extra]
     env = child_env()
     text = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
     line = next(x for x in text.splitlines() if x.startswith("STAGES "))
@@ -196,7 +201,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs per case (best is shown)")
     parser.add_argument("--profile", type=int, help="write a cProfile of this size to ./")
     parser.add_argument("--stages", action="store_true", help="per-stage CPU/wall times")
+    parser.add_argument("--game-size", choices=["S", "M", "L"], help="rules [default: inferred]")
     opts = parser.parse_args()
+    extra = ["--game-size", opts.game_size] if opts.game_size else []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cases = [("small (21)", *write_small(folder))]
@@ -206,18 +213,22 @@ def main() -> None:
         core = spacing_core_build()
         print(f"spacing core: {core}\n| candidates | best wall s | best CPU s |\n|---|---|---|")
         for label, area, data in cases:
-            times = [run(area, data, folder / f"out-{label}-{r}") for r in range(opts.runs)]
+            times = [
+                run(area, data, folder / f"out-{label}-{r}", extra=extra) for r in range(opts.runs)
+            ]
             print(f"| {label} | {min(t[0] for t in times):.2f} | {min(t[1] for t in times):.2f} |")
         if opts.stages:
             for label, area, data in cases:
                 load = os.getloadavg()[0]
                 print(f"\n{label}: stage | CPU s | wall s  (load {load:.2f})")
-                for name, (cpu, wall) in stages(area, data, folder / f"stages-{label}").items():
+                for name, (cpu, wall) in stages(
+                    area, data, folder / f"stages-{label}", extra
+                ).items():
                     print(f"  {name} | {cpu:.2f} | {wall:.2f}")
         if opts.profile:
             area, data = write_case(folder, opts.profile)
             target = Path(f"generate-{opts.profile}.prof")
-            run(area, data, folder / "out-profile", target)
+            run(area, data, folder / "out-profile", target, extra)
             print(f"profile: {target} (python -m pstats {target})")
 
 

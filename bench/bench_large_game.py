@@ -129,7 +129,7 @@ def build(folder: Path) -> Path:
     }
     path = folder / "game.json"
     path.write_text(json.dumps(game))
-    from stations_generator.app.gamefile import load_game
+    from stations_generator.app.game_loader import load_game
 
     g = load_game(path).game
     words = {
@@ -189,7 +189,7 @@ def breakdown(game: Path) -> dict:
                 read["calls"] += 1
 
         setattr(module, name, timed)
-    from stations_generator.app.gamefile import load_game
+    from stations_generator.app.game_loader import load_game
     from stations_generator.commands.questions import elimination_geojson, zones_geojson
     from stations_generator.core.questions.geometry import AreaQuestion
     from stations_generator.formats.geojson import dumps_geojson

@@ -31,7 +31,7 @@ def tiled_candidates(n: int):
     import pandas as pd
 
     from stations_generator import elements_to_candidates, load_catalogue, parse_play_window
-    from stations_generator.osm.overpass import parse_overpass_json
+    from stations_generator.osm.overpass_json import parse_overpass_json
 
     catalogue = load_catalogue()
     raw = json.loads((ROOT / "examples/sioux-falls/pois.json").read_text())

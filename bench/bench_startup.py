@@ -36,7 +36,7 @@ if argv == ["--import"]:
     import stations_generator
     dir(stations_generator)
 else:
-    # The program as installed (cli.run: its quick exit runs the atexit functions).
+    # The program as installed (cli.run).
     from stations_generator.cli import run
     sys.argv[0] = "stations-generator"
     run()

@@ -494,19 +494,21 @@ def read_game(
     Game
     """
     from stations_generator.app.games import load
-    from stations_generator.commands.questions import _sources
+    from stations_generator.app.map_context import map_sources
 
     s = overpass or OverpassSettings()
-    options = {
-        "osm_files": tuple(Path(p) for p in osm),
-        "play_area": None if play_area is None else Path(play_area),
-        "stations_file": None if stations is None else Path(stations),
-        "overpass_urls": s.urls,
-        "cache_dir": s.cache_dir,
-        "no_cache": not s.use_cache,
-    }
     console = _Console(warn)
-    game = load(Path(path), _sources(console, options), console.warn, validate=False).game
+    sources = map_sources(
+        osm,
+        play_area,
+        stations,
+        overpass_urls=s.urls,
+        cache_dir=s.cache_dir,
+        use_cache=s.use_cache,
+        log=console.detail,
+        say=console.info,
+    )
+    game = load(Path(path), sources, console.warn, validate=False).game
     game._source_path = Path(path)  # type: ignore[attr-defined]  # the map title
     return game
 
@@ -592,19 +594,14 @@ def map_html(
 def share_link(
     game: Game,
     *,
-    base_url: str = "https://taibeled.github.io/JetLagHideAndSeek/",
+    base_url: str | None = None,
     zone_options: Sequence[str] | None = None,
 ) -> str:
     """The game as a taibeled share link (``BASE_URL?hzc=…``): its play area, questions and
-    hiding radius. ``zone_options`` are the app's Overpass filters of the hiding stations
-    [default: the app's ``[railway=station]``]. :func:`read_game` reads such a link back
-    from a text file."""
-    from stations_generator.formats import taibeled
+    hiding radius. ``base_url`` is the app's address [default: the taibeled app's];
+    ``zone_options`` are the app's Overpass filters of the hiding stations [default: the
+    app's ``[railway=station]``]. :func:`read_game` reads such a link back from a text file."""
+    from stations_generator.app.games import share_link as game_link
 
-    state = taibeled.TaibeledState(
-        play_area=game.play_area,
-        questions=[taibeled.from_model(q) for q in game.questions],
-        hiding_radius_m=game.hiding_radius_m,
-        **({} if zone_options is None else {"zone_options": list(zone_options)}),
-    )
-    return base_url + "?hzc=" + taibeled.encode_hzc(taibeled.dump_state(state, "collection"))
+    where = {} if base_url is None else {"base_url": base_url}
+    return game_link(game, zone_options=zone_options, **where)

@@ -96,25 +96,44 @@ def local_services(tmp_path, monkeypatch):
         yield running, env
 
 
+#: The spacing core's modules that setup.py compiles with Cython (beside their .pxd).
+COMPILED_SPACING = ("spacing_state", "spacing_search")
+
+
 @pytest.fixture(scope="session")
 def pure_spacing():
-    """``core/spacing.py`` run as Python under another name, beside the installed (maybe
-    compiled) module; its relative imports resolve in the same package."""
+    """``core/stationmap/spacing.py`` and the two modules setup.py compiles
+    (:data:`COMPILED_SPACING`) run from their sources as Python, under other names, beside
+    the installed (maybe compiled) modules; the returned ``spacing`` module holds the
+    Python ones' names (``pure.Selection`` is the Python class)."""
     import importlib.util
     import sys
 
     from stations_generator.core.stationmap import spacing
 
-    name = "stations_generator.core._spacing_as_python"
-    source = Path(spacing.__file__).with_name("spacing.py")
-    spec = importlib.util.spec_from_file_location(name, source)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    package = "stations_generator.core.stationmap"
+    folder = Path(spacing.__file__).parent
+    names = (*COMPILED_SPACING, "spacing")
+    installed = {name: sys.modules[f"{package}.{name}"] for name in names}
+    aliases = []
     try:
-        spec.loader.exec_module(module)
-        yield module
+        for name in names:
+            alias = f"{package}._{name}_as_python"
+            spec = importlib.util.spec_from_file_location(alias, folder / f"{name}.py")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[alias] = module
+            aliases.append(alias)
+            # The next module's imports by the real name find this Python one.
+            sys.modules[f"{package}.{name}"] = module
+            spec.loader.exec_module(module)
     finally:
-        del sys.modules[name]
+        for name, module in installed.items():
+            sys.modules[f"{package}.{name}"] = module
+    try:
+        yield sys.modules[aliases[-1]]
+    finally:
+        for alias in aliases:
+            del sys.modules[alias]
 
 
 # --- real-data fixtures -----------------------------------------------------

@@ -267,8 +267,9 @@ def _wrap_geometry(geom, centre: float):
 
 
 def build(case: Case, folder: Path) -> Built:
-    from stations_generator.app.gamefile import OsmContext, question_from_dict
+    from stations_generator.app.map_context import OsmContext
     from stations_generator.core.geo.antimeridian import join_antimeridian
+    from stations_generator.formats.gamefile import question_from_dict
     from stations_generator.formats.playarea import load_polygons, parse_polygons
 
     if case.area is None:
@@ -363,7 +364,7 @@ def answers(b: Built, raw: dict, q) -> list:
 
     if raw["type"] == "tentacles":
         places = _subject_places(b, raw["subject"])
-        from stations_generator.app.gamefile import parse_distance
+        from stations_generator.formats.gamefile import parse_distance
 
         s = _w(b, raw["seeker"])
         _, _, d = oracle.inv(s[0], s[1], places.lons, places.lats)
@@ -374,8 +375,8 @@ def answers(b: Built, raw: dict, q) -> list:
 
 def truth(b: Built, raw: dict, answer, lons, lats) -> oracle.Truth:
     """What the oracle says for ``answer`` at the points."""
-    from stations_generator.app.gamefile import parse_distance
     from stations_generator.core.questions.geometry import NOT_WITHIN
+    from stations_generator.formats.gamefile import parse_distance
 
     kind = raw["type"]
     if kind == "radius":

@@ -122,18 +122,18 @@ def test_readers_take_arbitrary_json(data):
     from stations_generator.formats import taibeled
     from stations_generator.formats.playarea import parse_polygons
     from stations_generator.formats.stationfile import parse_station_map
-    from stations_generator.osm import overpass
+    from stations_generator.osm import overpass_json
 
     _only_one_line_errors(parse_polygons, data, "x")
     _only_one_line_errors(parse_station_map, data, "x")
     _only_one_line_errors(taibeled.parse_state, data)
-    _only_one_line_errors(overpass.parse_overpass, data)
+    _only_one_line_errors(overpass_json.parse_overpass, data)
 
 
 @_SETTINGS
 @given(_documents())
 def test_game_reader_takes_arbitrary_json(tmp_path_factory, data):
-    from stations_generator.app.gamefile import load_game
+    from stations_generator.app.game_loader import load_game
 
     path = tmp_path_factory.mktemp("game") / "game.json"
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -143,11 +143,11 @@ def test_game_reader_takes_arbitrary_json(tmp_path_factory, data):
 @_SETTINGS
 @given(st.binary(max_size=300) | _documents().map(lambda d: json.dumps(d).encode()[:-1]))
 def test_file_readers_take_arbitrary_bytes(tmp_path_factory, raw):
-    from stations_generator.app.gamefile import load_game
+    from stations_generator.app.game_loader import load_game
     from stations_generator.formats import taibeled
     from stations_generator.formats.playarea import load_polygons
     from stations_generator.formats.stationfile import read_station_map
-    from stations_generator.osm.overpass import read_overpass_json_file
+    from stations_generator.osm.overpass_file import read_overpass_json_file
 
     folder = tmp_path_factory.mktemp("bytes")
     for name, reader in (

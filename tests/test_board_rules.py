@@ -5,23 +5,23 @@ from __future__ import annotations
 import pytest
 from board_cases import RULES4, RULES8, small_board
 
-from stations_generator.board.rules import HAND_SIZES, Game, RuleError, load_cards
+from stations_generator.board.rules import HAND_SIZES, BoardGame, RuleError, load_cards
 
 B = small_board()
 sq = B.grid.index
 
 
-def game(start="A01", team=1, seed=1, rules=RULES8) -> Game:
-    return Game(B, rules, sq(start), team, seed)
+def game(start="A01", team=1, seed=1, rules=RULES8) -> BoardGame:
+    return BoardGame(B, rules, sq(start), team, seed)
 
 
-def fug(g: Game, *moves):
+def fug(g: BoardGame, *moves):
     for m in moves:
         action, _, to = m.partition(" ")
         g.fugitive_action(action, sq(to) if to else None)
 
 
-def finish_head_start(g: Game, path=("B01", "C01", "D01")) -> None:
+def finish_head_start(g: BoardGame, path=("B01", "C01", "D01")) -> None:
     fug(g, *(f"STEP {p}" for p in path))
     while g.slots < g.budget:
         g.fugitive_action("WAIT")
@@ -213,7 +213,7 @@ def test_fugitive_budget_and_unknown_actions():
 
 
 # ------------------------------------------------------------------- team
-def team_turn_ready(start="A01", team=1, seed=1, rules=RULES8) -> Game:
+def team_turn_ready(start="A01", team=1, seed=1, rules=RULES8) -> BoardGame:
     g = game(start, team, seed, rules)
     finish_head_start(g, ("B01", "C01"))
     fug(g, "WAIT", "WAIT", "WAIT", "WAIT", "WAIT")

@@ -7,13 +7,13 @@ import random
 import pytest
 from board_cases import RULES8, real_board, small_board
 
-from stations_generator.board.rules import Game, HouseRules, load_cards
+from stations_generator.board.rules import BoardGame, HouseRules, load_cards
 from stations_generator.board.tracker import Tracker
 
 CARDS = load_cards()
 
 
-def random_turn(game: Game, rng: random.Random, team_cards: bool = True) -> None:
+def random_turn(game: BoardGame, rng: random.Random, team_cards: bool = True) -> None:
     """Random legal fugitive actions, then random team actions (cards included)."""
     while game.slots < game.budget:
         moves = game.fugitive_moves()
@@ -43,7 +43,7 @@ def random_turn(game: Game, rng: random.Random, team_cards: bool = True) -> None
 
 def play_and_track(board, rules, start, seed, cap, check) -> int:
     rng = random.Random(seed)
-    game = Game(board, rules, start, 1, seed)
+    game = BoardGame(board, rules, start, 1, seed)
     tracker = Tracker(board, rules, start, cap)
     turns = 0
     while not game.winner:
@@ -115,8 +115,8 @@ def test_sound_over_10000_simulated_turns():
 
 
 # ------------------------------------------------------------- brute force
-def _clone(g: Game) -> Game:
-    c = object.__new__(Game)
+def _clone(g: BoardGame) -> BoardGame:
+    c = object.__new__(BoardGame)
     c.board, c.rules, c.turn, c.winner = g.board, g.rules, g.turn, None
     c.fugitive, c.visited, c.trail = g.fugitive, set(g.visited), list(g.trail)
     c.slots, c.hitchhiked, c.pt_used, c.extreme, c.offline = (
@@ -129,11 +129,11 @@ def _clone(g: Game) -> Game:
     return c
 
 
-def _key(g: Game):
+def _key(g: BoardGame):
     return (g.fugitive, frozenset(g.visited), g.pt_used, g.extreme is not None, g.offline)
 
 
-def _turn_sequences(g: Game):
+def _turn_sequences(g: BoardGame):
     """Every complete turn from state ``g`` (all action orders), through the engine itself."""
     if g.slots >= g.budget:
         yield g
@@ -144,7 +144,7 @@ def _turn_sequences(g: Game):
         yield from _turn_sequences(c)
 
 
-def _consistent(end: Game, obs, board) -> bool:
+def _consistent(end: BoardGame, obs, board) -> bool:
     cols = board.grid.cols
     for slot, van, radius, within in obs.drone:
         s = end.trail[slot]
@@ -160,7 +160,7 @@ def _consistent(end: Game, obs, board) -> bool:
 
 def brute_force(board, rules, start, observations):
     """Square sets (before each reveal) by enumerating every fugitive history."""
-    root = object.__new__(Game)
+    root = object.__new__(BoardGame)
     root.board, root.rules, root.turn, root.winner = board, rules, 0, None
     root.fugitive, root.visited, root.trail = start, {start}, [start]
     root.slots, root.hitchhiked, root.pt_used, root.extreme, root.offline = 0, False, 0, None, 0
@@ -219,7 +219,7 @@ def test_equals_brute_force_with_offline_and_rides_on_a_real_board():
 def test_offline_turn_widens_the_set_and_reveal_narrows_it():
     board = small_board()
     sq = board.grid.index
-    g = Game(board, RULES8, sq("A01"), 1, 0)
+    g = BoardGame(board, RULES8, sq("A01"), 1, 0)
     t = Tracker(board, RULES8, sq("A01"))
     for to in ("B01", "C01"):
         g.fugitive_action("STEP", sq(to))

@@ -27,15 +27,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO, SIOUX
 
+from stations_generator.app.maps import read_station_file, write_station_map
 from stations_generator.cli import Console, Group, main
 from stations_generator.commands.maps import map_command
-from stations_generator.pages.folium_map import (
-    LEGEND_ID,
-    PIN_CLASS,
-    read_station_file,
-    station_map,
-    write_station_map,
-)
+from stations_generator.pages.folium_map import LEGEND_ID, PIN_CLASS, station_map
 
 pytestmark = pytest.mark.slow
 

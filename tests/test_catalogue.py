@@ -1,4 +1,4 @@
-"""The POI catalogue: coverage of DESIGN.md §1, matching, Overpass filters, user overrides."""
+"""The POI catalogue: coverage of the rural rules' vehicle-station kinds, matching, Overpass filters, user overrides."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from stations_generator import load_catalogue
 from stations_generator.core.catalogue import Clause
 from stations_generator.errors import InputError
 
-# The peer's (ramblin-dev/rural-jet-lag) tiers, DESIGN.md §1 / §2.
+# The peer's (ramblin-dev/rural-jet-lag) priority tiers.
 PEER_TIERS = {
     0: {
         "train_station",

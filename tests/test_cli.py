@@ -303,29 +303,3 @@ def test_online_matches_offline_and_caches(tmp_path, generated):
     offline, _ = generated
     assert (tmp_path / "a" / "stations.csv").read_bytes() == (offline / "stations.csv").read_bytes()
     assert (tmp_path / "b" / "stations.csv").read_bytes() == (offline / "stations.csv").read_bytes()
-
-
-def test_cycle_collector_paused_while_building_and_restored(tmp_path, monkeypatch):
-    """generate pauses the cycle collector for its build (see generate._no_cycle_collection)
-    and turns it back on after a run, and after a run that fails on bad input."""
-    import gc
-
-    from stations_generator.app import generate as generate_module
-
-    seen = []
-    real_build = generate_module.build
-
-    def build(*args, **kwargs):
-        seen.append(gc.isenabled())
-        return real_build(*args, **kwargs)
-
-    monkeypatch.setattr(generate_module, "build", build)
-    assert gc.isenabled()
-    result = run("generate", ZONE, *OFFLINE, "-o", tmp_path / "ok")
-    assert result.exit_code == 0, result.stderr
-    assert seen == [False]
-    assert gc.isenabled()
-    result = run("generate", ZONE, *OFFLINE, "--category", "ferry_terminal", "-o", tmp_path / "bad")
-    assert result.exit_code != 0
-    assert seen == [False, False]
-    assert gc.isenabled()

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from stations_generator.core.play.calibration import Calibration, TierSummary
 from stations_generator.core.play.departure import (
     DEFAULT_TABLE,
     DEFAULT_TABLE_SPEC,
@@ -18,6 +19,15 @@ from stations_generator.core.play.departure import (
     roll_departure,
     sum_distribution,
 )
+from stations_generator.core.play.routes import Station
+from stations_generator.core.play.station_roll import (
+    DAY_S,
+    Cooldown,
+    roll_at_station,
+    roll_cooldown,
+)
+from stations_generator.core.play.tier_advice import suggested_tiers, tiers_spec
+from stations_generator.core.stationmap.density import DEFAULT_TIERS
 
 
 def test_default_table_outcome_probabilities_are_exact():
@@ -173,3 +183,61 @@ def test_table_is_data_not_code():
     )
     assert table.miss_probability() == 0
     assert table.expected_wait(5, 15) == Fraction(1, 3) * 5 + Fraction(7, 12) * 15
+
+
+# --------------------------------------------------------------------------- a roll at a station
+
+
+def _station(wait_min: int = 10, wait_max: int = 30):
+    return Station("node/1", "Halt", 9.5, 47.1, wait_min, wait_max, "moderate")
+
+
+def test_cooldown_of_a_drive_that_arrived_before_midnight_ends_today():
+    # 13:50-14:02, rolled at 14:05: 12 minutes' drive, a 24-minute cooldown to 14:26.
+    cooldown = roll_cooldown(14 * 3600 + 5 * 60, 13 * 3600 + 50 * 60, 14 * 3600 + 2 * 60)
+    assert cooldown.drive_s == 12 * 60
+    assert cooldown.cooldown_s == 24 * 60
+    assert cooldown.ends_s == 14 * 3600 + 26 * 60
+
+
+def test_cooldown_of_yesterdays_arrival_counts_back_a_day():
+    # Arrived 23:52 (after "now", 00:10): that was yesterday, so the cooldown ended at 00:16.
+    cooldown = roll_cooldown(10 * 60, 23 * 3600 + 40 * 60, 23 * 3600 + 52 * 60)
+    assert cooldown.ends_s == 23 * 3600 + 52 * 60 - DAY_S + 24 * 60
+    assert cooldown.ends_s == 16 * 60
+
+
+def test_roll_waits_for_the_cooldown_and_times_the_ride_request():
+    at = 14 * 3600
+    cooldown = Cooldown(600, 1200, at + 1200)
+    result = roll_at_station(
+        _station(), at, DEFAULT_TABLE, random.Random(5), cooldown=cooldown, pickup_eta_min=8
+    )
+    again = roll_departure(10, 30, random.Random(5), DEFAULT_TABLE)
+    assert result.departure == again  # the dice are the only randomness
+    assert result.roll_at_s == at + 1200
+    assert result.leave_s == at + 1200 + float(again.wait_minutes) * 60
+    assert result.expected_wait == expected_wait(10, 30)
+    assert result.request is not None
+    assert result.request.request_s == result.leave_s - 8 * 60
+
+
+def test_suggested_tiers_never_let_a_sparser_tier_wait_less():
+    def tier(name, wait_min, wait_max, suggestion):
+        return TierSummary(
+            name, 10, wait_min, wait_max, 600.0, 0.0, 0.0, 0.0, 0.5, "ok", suggestion
+        )
+
+    cal = Calibration(
+        pairs=[],
+        tiers=[tier("sparse", 20, 60, (8, 24)), tier("dense", 5, 15, (10, 30))],
+        skipped=0,
+        cooldown_factor=2.0,
+        target_factor=3.0,
+        drive_range=(2.0, 4.0),
+    )
+    proposal = suggested_tiers(cal, DEFAULT_TIERS)
+    assert [(t.tier, rng) for t, rng in proposal] == [("dense", (10, 30)), ("sparse", (10, 30))]
+    spec = tiers_spec(proposal, DEFAULT_TIERS)
+    assert spec is not None and "dense:" in spec and ":10-30" in spec
+    assert tiers_spec(proposal, None) is None

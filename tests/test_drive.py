@@ -14,20 +14,17 @@ import pytest
 from conftest import EXTRACTS
 
 from stations_generator.core.geo.geodesy import geodesic_distance
+from stations_generator.core.play.calibration import calibrate, sample_pairs
+from stations_generator.core.play.clock import format_clock, parse_clock
+from stations_generator.core.play.cooldown import arrival_cooldown, ride_request
 from stations_generator.core.play.departure import expected_wait
 from stations_generator.core.play.drive import (
     GREAT_CIRCLE_SPEED_KPH,
     GreatCircleDriveTimes,
     RoadDriveTimes,
-    arrival_cooldown,
-    calibrate,
-    format_clock,
     graph_max_speed_kph,
-    parse_clock,
-    plan_routes,
-    ride_request,
-    sample_pairs,
 )
+from stations_generator.core.play.itinerary import plan_routes
 from stations_generator.core.play.routes import plan_itinerary
 from stations_generator.errors import InputError, NoDataError
 from stations_generator.formats.stationfile import read_station_map

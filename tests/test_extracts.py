@@ -251,16 +251,16 @@ def test_read_points_poi_counts() -> None:
 
 
 def test_polygonal_repairs_or_rejects() -> None:
-    from stations_generator.osm.extracts import _polygonal
+    from stations_generator.osm.extract_io import polygonal
 
     bowtie = Polygon([(0, 0), (1, 1), (1, 0), (0, 1), (0, 0)])
-    repaired = _polygonal(bowtie)
+    repaired = polygonal(bowtie)
     assert repaired is not None and repaired.is_valid
     assert repaired.area == pytest.approx(0.5)
-    assert _polygonal(Polygon([(0, 0), (1, 0), (2, 0), (0, 0)])) is None  # no area at all
-    assert _polygonal(Polygon()) is None
+    assert polygonal(Polygon([(0, 0), (1, 0), (2, 0), (0, 0)])) is None  # no area at all
+    assert polygonal(Polygon()) is None
     square = MultiPolygon([Polygon([(0, 0), (1, 0), (1, 1), (0, 1)])])
-    assert isinstance(_polygonal(square), Polygon)
+    assert isinstance(polygonal(square), Polygon)
 
 
 # ---------------------------------------------------------------------------

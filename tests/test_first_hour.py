@@ -234,7 +234,9 @@ def test_calibrate_suggests_monotone_paste_ready_tiers(liechtenstein_map, tmp_pa
 
 @pytest.mark.slow
 def test_transit_in_play_defaults_agree(liechtenstein_map, tmp_path):
-    from stations_generator.commands.play import calibrate, roll, route
+    from stations_generator.commands.calibrate import calibrate
+    from stations_generator.commands.roll import roll
+    from stations_generator.commands.route import route
 
     defaults = {
         command.name: next(p.default for p in command.params if p.name == "transit_in_play")

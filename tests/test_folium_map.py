@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -12,6 +13,12 @@ from click.testing import CliRunner
 from conftest import REPO, SIOUX
 
 from stations_generator import InputError, build_station_map
+from stations_generator.app.maps import (
+    read_candidates_file,
+    read_station_file,
+    read_station_metadata,
+    write_station_map,
+)
 from stations_generator.cli import Console, Group
 from stations_generator.commands.maps import map_command
 from stations_generator.formats.geojson import (
@@ -23,15 +30,10 @@ from stations_generator.pages.folium_map import (
     CLUSTER_COLOURS,
     LEGEND_ID,
     PIN_CLASS,
-    TILES_URL,
     cluster_colours,
-    read_candidates_file,
-    read_station_file,
-    read_station_metadata,
-    render_station_map,
     station_map,
-    write_station_map,
 )
+from stations_generator.pages.offline import TILES_URL, render_station_map
 
 VENDOR = REPO / "stations_generator" / "data" / "vendor"
 
@@ -244,6 +246,26 @@ def test_only_tiles_come_from_the_network(page):
 def test_vendored_licences_are_shipped():
     assert "BSD 2-Clause" in (VENDOR / "leaflet" / "LICENSE").read_text()
     assert "MIT" in (VENDOR / "leaflet.markercluster" / "MIT-LICENCE.txt").read_text()
+
+
+def test_pages_draw_what_they_are_given_and_read_no_files():
+    """pages/ imports no reader, writer or use case: app/maps.py reads the files."""
+    readers = (
+        "stations_generator.app",
+        "stations_generator.osm",
+        "stations_generator.formats.jsonio",
+        "stations_generator.formats.stationfile",
+        "stations_generator.formats.atomic",
+    )
+    for path in sorted((REPO / "stations_generator" / "pages").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            assert not [n for n in names if n.startswith(readers)], (path.name, names)
 
 
 # --------------------------------------------------------------------------- reader

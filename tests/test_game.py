@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from conftest import REPO
 from shapely.geometry import Point
 
-from stations_generator.app.gamefile import load_game
+from stations_generator.app.game_loader import load_game
 from stations_generator.cli import main
 from stations_generator.core.questions.geometry import RadiusQuestion
 from stations_generator.core.questions.rules import RULE_SETS, cost_ledger

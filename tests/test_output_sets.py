@@ -1,19 +1,25 @@
-"""Whole output sets (``export.atomic.output_set``): a run's files appear whole or not at all.
+"""Whole output sets (``formats.atomic.output_set``): a run's files appear whole or not at all.
 
 The sets are real: ``generate`` outputs of the bundled Sioux Falls data, once with
 ``--explain --map`` (five files) and once with another spacing and neither (three
-files). The signal tests fork a child that does only the write phase of one set into a
-folder holding the other, and kill it at the write phase's hook points
-(``atomic._CHECKPOINT``) or after a random delay; afterwards the folder must hold exactly
-one of the two sets, next to the files no command owns, which stay untouched.
+files). Faults come from outside the module: a forked child does only the write phase
+of one set into a folder holding the other, and is signalled right after each of its
+file-system calls in turn (``os.open``, ``os.replace``, ``os.fsync``...: the test wraps
+them in the child) or after a random delay; a real full file system (a small tmpfs in a
+private mount namespace), a file-size limit (``RLIMIT_FSIZE``) and failing ``fsync``
+calls stand for a full disk. Afterwards the folder must hold exactly one of the two
+sets, next to the files no command owns, which stay untouched.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import json
 import os
 import random
+import resource
 import shutil
 import signal
 import subprocess
@@ -40,7 +46,10 @@ FOREIGN = {
     "notes.txt": b"mine\n",
     ".hidden": b"also mine\n",
 }
-TRIES = 50
+#: The os functions a write phase's file-system steps go through (pathlib, shutil and
+#: tempfile call them too).
+STEPS = ("open", "mkdir", "fsync", "replace", "unlink", "rmdir")
+RANDOM_TRIES = 20
 
 
 def run(*args, **kwargs):
@@ -126,6 +135,52 @@ def write_set(folder: Path, files: dict[str, bytes]) -> None:
             out.write_bytes(name, data)
 
 
+@contextlib.contextmanager
+def after_each_step(call):
+    """Call ``call(name, args)`` right after each file-system step (see ``STEPS``)."""
+    real = {name: getattr(os, name) for name in STEPS}
+
+    def wrap(name):
+        def step(*args, **kwargs):
+            result = real[name](*args, **kwargs)
+            call(name, args)
+            return result
+
+        return step
+
+    try:
+        for name in STEPS:
+            setattr(os, name, wrap(name))
+        yield
+    finally:
+        for name, function in real.items():
+            setattr(os, name, function)
+
+
+def count_steps(write) -> int:
+    """How many file-system steps ``write()`` takes."""
+    steps = []
+    with after_each_step(lambda name, _args: steps.append(name)):
+        write()
+    assert {"open", "fsync", "replace", "unlink", "rmdir"} <= set(steps)
+    return len(steps)
+
+
+def signal_at_step(k: int, number: int, write) -> int:
+    """Child body: run ``write()``, sending ``number`` to itself right after step ``k``."""
+    seen = 0
+
+    def call(_name, _args):
+        nonlocal seen
+        seen += 1
+        if seen == k:
+            os.kill(os.getpid(), number)
+
+    with after_each_step(call):
+        write()
+    return 0
+
+
 # --------------------------------------------------------------------------- #
 # The set itself
 # --------------------------------------------------------------------------- #
@@ -196,7 +251,7 @@ def test_files_in_two_folders_commit_together(tmp_path):
 def test_api_misuse_is_refused(tmp_path):
     with pytest.raises(ValueError, match="named twice"):
         output_set(tmp_path, ["x.txt", "./x.txt"]).__enter__()
-    with output_set(tmp_path, ["x.txt"]) as out:
+    with output_set(tmp_path, ["x.txt", "z.txt"]) as out:
         with pytest.raises(ValueError, match="not one of"):
             out.write_text("y.txt", "")
         out.write_text("x.txt", "1")
@@ -205,6 +260,8 @@ def test_api_misuse_is_refused(tmp_path):
         with pytest.raises(TypeError):
             out.write_bytes("x.txt", "text")  # type: ignore[arg-type]
     assert (tmp_path / "x.txt").read_text() == "1"
+    with pytest.raises(RuntimeError, match="outside"):
+        out.write_text("z.txt", "3")
 
 
 def test_output_that_is_a_file(tmp_path):
@@ -228,7 +285,7 @@ def test_permissions_of_replaced_files_are_kept(tmp_path):
 
 
 # --------------------------------------------------------------------------- #
-# Two runs into one folder
+# Two runs into one folder, and every wait bounded
 # --------------------------------------------------------------------------- #
 
 
@@ -252,11 +309,13 @@ def test_second_run_into_a_busy_folder_fails_at_once(tmp_path, sets):
 
 
 def _race_child(folder: Path, files: dict[str, bytes], go: float, report: int) -> int:
-    """Write one set after ``go`` (a time.time()), holding the lock a while; report by pipe."""
-    atomic._CHECKPOINT = lambda step: time.sleep(0.4) if step == "opened" else None
+    """Write one set after ``go`` (a time.time()), computing a while; report by pipe."""
     time.sleep(max(0.0, go - time.time()))
     try:
-        write_set(folder, files)
+        with output_set(folder, GENERATE_FILES) as out:
+            time.sleep(0.4)  # the computation, with the folder locked
+            for name, data in files.items():
+                out.write_bytes(name, data)
         message, code = "", 0
     except OutputBusyError as exc:
         message, code = str(exc), 5
@@ -297,39 +356,60 @@ def test_two_concurrent_runs_one_wins_whole(tmp_path, sets):
     assert sum(outcomes.values()) == 4
 
 
+def test_a_lock_held_by_a_stuck_reader_is_waited_for_a_bounded_time(tmp_path):
+    """A holder marked as recovering is waited for, but only LOCK_WAIT_S."""
+    (tmp_path / STATE_DIR).mkdir()
+    lock = tmp_path / STATE_DIR / "lock"
+    lock.write_text(f"{os.getpid()} recovering\n")
+    with open(lock, "rb") as held:  # another open file description: flock conflicts
+        fcntl.flock(held, fcntl.LOCK_EX)
+        started = time.monotonic()
+        with pytest.raises(OutputBusyError, match=f"pid {os.getpid()}"):
+            with output_set(tmp_path, ["a.txt"]):
+                pass
+        waited = time.monotonic() - started
+    assert atomic.LOCK_WAIT_S <= waited < atomic.LOCK_WAIT_S + 2
+    assert not (tmp_path / "a.txt").exists()
+
+
+def test_a_reader_waits_for_a_commit_a_bounded_time(tmp_path, monkeypatch):
+    """A commit that never ends (its record stays, its run holds the lock) fails the reader."""
+    (tmp_path / "a.txt").write_text("old")
+    monkeypatch.setattr(atomic, "COMMIT_WAIT_S", 0.3)
+    with output_set(tmp_path, ["b.txt"]):
+        (tmp_path / STATE_DIR / "run.set").write_text("{}")  # as if committing
+        started = time.monotonic()
+        with pytest.raises(OutputBusyError, match="stays busy"):
+            with reading(tmp_path / "a.txt"):
+                pass
+        assert 0.3 <= time.monotonic() - started < 2
+        (tmp_path / STATE_DIR / "run.set").unlink()
+    with reading(tmp_path / "a.txt"):
+        assert (tmp_path / "a.txt").read_text() == "old"
+
+
 # --------------------------------------------------------------------------- #
-# Signals at random points of the write phase
+# Signals after every file-system step of the write phase, and at random moments
 # --------------------------------------------------------------------------- #
 
 
-def _write_child(folder: Path, files: dict[str, bytes], kill_at: int, number: int, nap: float):
-    """The write phase only; signal ``number`` to itself at hook point ``kill_at``; 0 if done."""
-    seen = 0
-
-    def hook(_step: str) -> None:
-        nonlocal seen
-        seen += 1
-        if seen == kill_at:
-            os.kill(os.getpid(), number)
-        if nap:
-            time.sleep(nap)
-
-    atomic._CHECKPOINT = hook
-    write_set(folder, files)
-    return 0
+def _recover(folder: Path, attempt: int) -> bool:
+    """What the next run or reader does first: settle the folder (or read from it)."""
+    if attempt % 2:
+        return settle(folder)
+    with reading(folder / "stations.csv"):
+        (folder / "stations.csv").read_bytes()
+    return False
 
 
-def _hook_points(folder: Path, old: dict[str, bytes], new: dict[str, bytes]) -> int:
-    """How many hook points the write phase of ``new`` over ``old`` passes."""
-    prepare(folder, old)
-    steps: list[str] = []
-    atomic._CHECKPOINT = steps.append
-    try:
-        write_set(folder, new)
-    finally:
-        atomic._CHECKPOINT = None
-    assert {"opened", "staged", "journal-written", "committed", "renamed", "applied"} <= set(steps)
-    return len(steps)
+def _check_signalled(folder, number, status, where):
+    if number != signal.SIGKILL:
+        # Caught: the staging is removed before the process ends. (A signal before
+        # the set was opened ends the child at once: it had made nothing yet.)
+        caught = os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 130, 143)
+        early = os.WIFSIGNALED(status) and os.WTERMSIG(status) == number
+        assert caught or early, where
+        assert not (folder / STATE_DIR).exists(), (where, os.listdir(folder / STATE_DIR))
 
 
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGKILL"])
@@ -337,43 +417,34 @@ def test_signals_never_leave_a_mixed_folder(tmp_path, sets, signame):
     number = getattr(signal, signame)
     rng = random.Random(f"signals-{signame}")
     folder = tmp_path / "out"
-    names = ("full", "plain")
-    points = {
-        (a, b): _hook_points(folder, sets[a], sets[b]) for a in names for b in names if a != b
-    }
     outcomes = {"old": 0, "new": 0, "rolled forward": 0}
-    for attempt in range(TRIES):
-        old, new = names[attempt % 2], names[1 - attempt % 2]
+    plans = []
+    for old, new in (("full", "plain"), ("plain", "full")):
         prepare(folder, sets[old])
-        deterministic = attempt < TRIES * 3 // 5
-        # Every hook point in turn (and once before the first), then random moments.
-        kill_at = attempt % (points[old, new] + 1) if deterministic else -1
-        nap = 0.0 if deterministic else 0.002
-        pid = fork(lambda: _write_child(folder, sets[new], kill_at, number, nap))  # noqa: B023
-        if not deterministic:
+        steps = count_steps(lambda new=new: write_set(folder, sets[new]))
+        plans += [(old, new, k) for k in range(1, steps + 1)]  # after every step in turn
+    plans += [("full", "plain", -1), ("plain", "full", -1)] * (RANDOM_TRIES // 2)
+    for attempt, (old, new, k) in enumerate(plans):
+        prepare(folder, sets[old])
+        write = lambda new=new: write_set(folder, sets[new])  # noqa: E731
+        pid = fork(lambda: signal_at_step(k, number, write))  # noqa: B023
+        if k < 0:
             time.sleep(rng.uniform(0.0, 0.06))
             os.kill(pid, number)
         _, status = os.waitpid(pid, 0)
-        if number != signal.SIGKILL:
-            # Caught: the staging is removed before the process ends. (A signal before
-            # the set was opened ends the child at once: it had made nothing yet.)
-            caught = os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 130, 143)
-            early = os.WIFSIGNALED(status) and os.WTERMSIG(status) == number
-            where = f"attempt {attempt}, kill at hook {kill_at}, status {status:#x}"
-            assert caught or early, where
-            assert not (folder / STATE_DIR).exists(), (where, os.listdir(folder / STATE_DIR))
-        elif (folder / STATE_DIR).exists():
-            # What a SIGKILL left is finished by the next run or reader in the folder.
-            rolled = settle(folder)
+        where = f"attempt {attempt}, {old} -> {new}, signal after step {k}, status {status:#x}"
+        _check_signalled(folder, number, status, where)
+        if (folder / STATE_DIR).exists():  # what a SIGKILL left
+            rolled = _recover(folder, attempt)
             outcomes["rolled forward"] += rolled and which(folder, sets) == new
-            assert not (folder / STATE_DIR).exists()
+            assert not (folder / STATE_DIR).exists(), where
         outcomes["old" if which(folder, sets) == old else "new"] += 1
     assert outcomes["old"] > 0 and outcomes["new"] > 0, outcomes
     if number == signal.SIGKILL:
         assert outcomes["rolled forward"] > 0, outcomes
 
 
-def test_sigkill_at_every_point_of_a_set_in_two_folders(tmp_path):
+def test_sigkill_after_every_step_of_a_set_in_two_folders(tmp_path):
     """report -o a/report.json --html b/report.html: both files or neither, whichever
     folder the next run or reader visits first."""
     names = ["a/report.json", "b/report.html"]
@@ -388,58 +459,44 @@ def test_sigkill_at_every_point_of_a_set_in_two_folders(tmp_path):
     def seen():
         return {n: (tmp_path / n).read_bytes() for n in names}
 
-    steps: list[str] = []
     write(old)
-    atomic._CHECKPOINT = steps.append
-    try:
-        write(new)
-    finally:
-        atomic._CHECKPOINT = None
+    steps = count_steps(lambda: write(new))
     outcomes = set()
-    for kill_at in range(1, len(steps) + 1):
+    for k in range(1, steps + 1):
         for first in ("a", "b"):
             write(old)
-
-            def child(kill_at=kill_at):
-                count = 0
-
-                def hook(_step):
-                    nonlocal count
-                    count += 1
-                    if count == kill_at:
-                        os.kill(os.getpid(), signal.SIGKILL)
-
-                atomic._CHECKPOINT = hook
-                write(new)
-                return 0
-
-            os.waitpid(fork(child), 0)
+            os.waitpid(fork(lambda k=k: signal_at_step(k, signal.SIGKILL, lambda: write(new))), 0)
             for folder in (first, "b" if first == "a" else "a"):
                 settle(tmp_path / folder)
-            assert seen() in (old, new), (kill_at, first, seen())
-            assert not (tmp_path / "a" / STATE_DIR).exists()
-            assert not (tmp_path / "b" / STATE_DIR).exists()
+            assert seen() in (old, new), (k, first, seen())
+            assert not (tmp_path / "a" / STATE_DIR).exists(), (k, first)
+            assert not (tmp_path / "b" / STATE_DIR).exists(), (k, first)
             outcomes.add("new" if seen() == new else "old")
     assert outcomes == {"old", "new"}
+
+
+def _kill_after_moving(target: Path, write) -> int:
+    """Child body: SIGKILL right after ``target`` was renamed into place."""
+
+    def call(name, args):
+        if name == "replace" and Path(args[1]) == target:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    with after_each_step(call):
+        write()
+    return 0
 
 
 def test_a_reader_rolls_a_killed_commit_forward(tmp_path, sets):
     """SIGKILL between the first and the last rename: `map` and `roll` see the new set."""
     folder = tmp_path / "out"
     prepare(folder, sets["full"])
-    steps: list[str] = []
-    atomic._CHECKPOINT = steps.append
-    try:
-        write_set(folder, sets["plain"])
-    finally:
-        atomic._CHECKPOINT = None
-    kill_at = steps.index("renamed") + 1  # after the first rename
-    prepare(folder, sets["full"])
-    pid = fork(lambda: _write_child(folder, sets["plain"], kill_at + 1, signal.SIGKILL, 0.0))
+    target = (folder / "stations.geojson").absolute()
+    pid = fork(lambda: _kill_after_moving(target, lambda: write_set(folder, sets["plain"])))
     os.waitpid(pid, 0)
     assert (folder / STATE_DIR).is_dir()
     on_disk = snapshot(folder)
-    assert on_disk["stations.geojson"] == sets["plain"]["stations.geojson"]  # moved first
+    assert on_disk["stations.geojson"] == sets["plain"]["stations.geojson"]  # moved
     assert on_disk["stations.kml"] == sets["full"]["stations.kml"]  # not yet
     result = run("roll", "Sioux Area Metro", "--map", folder / "stations.geojson", "--seed", "1")
     assert result.exit_code == 0, result.output
@@ -462,8 +519,8 @@ def test_reading_notices_a_file_replaced_meanwhile(tmp_path, sets):
 # --------------------------------------------------------------------------- #
 
 
-def test_injected_disk_full_at_every_write(tmp_path, sets, monkeypatch):
-    """ENOSPC at each fsync of the write phase (a staged file, the journal): old set kept."""
+def test_failing_fsync_at_every_write(tmp_path, sets, monkeypatch):
+    """ENOSPC at each fsync of the write phase (a staged file, the record): old set kept."""
     folder = tmp_path / "out"
     prepare(folder, sets["plain"])
     real_fsync = os.fsync
@@ -474,7 +531,7 @@ def test_injected_disk_full_at_every_write(tmp_path, sets, monkeypatch):
         calls += 1
         real_fsync(fd)
 
-    monkeypatch.setattr(atomic.os, "fsync", counting)
+    monkeypatch.setattr(os, "fsync", counting)
     write_set(folder, sets["full"])
     total = calls
     assert total >= len(sets["full"]) + 1
@@ -490,7 +547,7 @@ def test_injected_disk_full_at_every_write(tmp_path, sets, monkeypatch):
                 raise OSError(errno.ENOSPC, "No space left on device")
             real_fsync(fd)
 
-        monkeypatch.setattr(atomic.os, "fsync", full_disk)
+        monkeypatch.setattr(os, "fsync", full_disk)
         try:
             write_set(folder, sets["full"])
         except OutputError as exc:
@@ -502,37 +559,84 @@ def test_injected_disk_full_at_every_write(tmp_path, sets, monkeypatch):
         else:  # the failed fsync was a folder's (best effort): the set is complete
             assert which(folder, sets) == "full"
         assert not (folder / STATE_DIR).exists()
-    assert failures >= len(sets["full"]) + 1  # every file and the journal
+    assert failures >= len(sets["full"]) + 1  # every file and the record
+
+
+def _limited_child(folder: Path, files: dict[str, bytes], limit: int, report: int) -> int:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails: EFBIG
+    try:
+        write_set(folder, files)
+        message = ""
+    except OutputError as exc:
+        message = str(exc)
+    os.write(report, message.encode() + b"\n")
+    return 0
+
+
+def test_a_file_size_limit_fails_the_set_whole(tmp_path, sets):
+    """RLIMIT_FSIZE below the largest file: that file's write fails, nothing changes."""
+    folder = tmp_path / "out"
+    prepare(folder, sets["plain"])
+    sizes = sorted(len(data) for data in sets["full"].values())
+    read_end, write_end = os.pipe()
+    pid = fork(lambda: _limited_child(folder, sets["full"], sizes[-1] - 1, write_end))
+    os.close(write_end)
+    os.waitpid(pid, 0)
+    with os.fdopen(read_end) as pipe:
+        message = pipe.read().strip()
+    big = next(name for name, data in sets["full"].items() if len(data) == sizes[-1])
+    assert message == (
+        f"cannot write {folder / big}: File too large; nothing was changed in {folder}"
+    )
+    assert which(folder, sets) == "plain"
+    assert not (folder / STATE_DIR).exists()
 
 
 CHILD = """
-import json, sys
+import json, os, sys
 from pathlib import Path
 from stations_generator.errors import OutputError
 from stations_generator.formats.atomic import output_set
 from stations_generator.app.generate import GENERATE_FILES
 
-folder, first, second = Path(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+mount, first, second = Path(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+folder, filler = mount / "out", mount / "filler"
 def write(files):
     with output_set(folder, GENERATE_FILES) as out:
         for name in files:
             out.write_bytes(name, Path(files[name]).read_bytes())
-write(first)
-try:
-    write(second)
-    error = None
-except OutputError as exc:
-    error = str(exc)
-left = sorted(p.name for p in folder.iterdir())
-same = all((folder / n).read_bytes() == Path(first[n]).read_bytes() for n in first)
-print(json.dumps({"error": error, "left": left, "first_intact": same}))
+def free():
+    st = os.statvfs(mount)
+    return st.f_bavail * st.f_frsize
+results = []
+for pages in range(int(sys.argv[4])):
+    write(first)
+    filler.write_bytes(b"")
+    filler.write_bytes(b"x" * max(0, free() - pages * 4096))  # leave that many pages free
+    try:
+        write(second)
+        error = None
+    except OutputError as exc:
+        error = str(exc)
+    filler.unlink()
+    left = sorted(p.name for p in folder.iterdir())
+    def same(files):
+        return all(
+            (folder / n).is_file() and (folder / n).read_bytes() == Path(files[n]).read_bytes()
+            for n in files
+        )
+    intact, complete = same(first), same(second)
+    results.append({"error": error, "left": left, "first": intact, "second": complete})
+print(json.dumps(results))
 """
 
 
-def test_small_tmpfs(tmp_path, sets):
-    """A real full disk: a 600 KiB tmpfs, mounted in a private mount namespace."""
+def test_a_full_tmpfs_at_every_page(tmp_path, sets):
+    """A real full disk: a tmpfs in a private mount namespace, filled so that from 0 to
+    enough pages stay free; the write fails at each file in turn, or succeeds whole."""
     if shutil.which("unshare") is None or sys.platform != "linux":
-        pytest.skip("needs util-linux unshare (Linux); test_injected_disk_full_* covers ENOSPC")
+        pytest.skip("needs util-linux unshare (Linux); the fsync and RLIMIT tests cover it")
     sources = {}
     for name, files in sets.items():
         for file, data in files.items():
@@ -542,19 +646,29 @@ def test_small_tmpfs(tmp_path, sets):
             sources.setdefault(name, {})[file] = str(path)
     mount = tmp_path / "small"
     mount.mkdir()
-    script = (
-        f'mount -t tmpfs -o size=600k tmpfs {mount} && exec {sys.executable} -c "$0" "$1" "$2" "$3"'
-    )
+    pages = sum(-(-len(d) // 4096) for d in sets["full"].values()) + 4
+    script = f'mount -t tmpfs -o size=4m tmpfs {mount} && exec {sys.executable} -c "$0" "$@"'
     args = [
-        "unshare", "-rm", "sh", "-c", script, CHILD, str(mount / "out"),
-        json.dumps(sources["plain"]), json.dumps(sources["full"]),
+        "unshare", "-rm", "sh", "-c", script, CHILD, str(mount),
+        json.dumps(sources["plain"]), json.dumps(sources["full"]), str(pages),
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
     if done.returncode != 0 and "mount" in done.stderr.lower() and not done.stdout:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
     assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
-    assert result["error"].startswith(f"no space left on device while writing {mount}/out/")
-    assert result["left"] == ["stations.csv", "stations.geojson", "stations.kml"]
-    assert result["first_intact"]
+    results = json.loads(done.stdout)
+    failed_at = set()
+    for pages_free, result in enumerate(results):
+        if result["error"] is None:
+            assert result["second"] and result["left"] == sorted(GENERATE_FILES), pages_free
+            continue
+        prefix = f"no space left on device while writing {mount}/out/"
+        assert result["error"].startswith(prefix), result["error"]
+        assert result["left"] == ["stations.csv", "stations.geojson", "stations.kml"]
+        assert result["first"], pages_free
+        failed_at.add(result["error"][len(prefix) :].split(";")[0])
+    assert results[0]["error"] is not None and results[-1]["error"] is None
+    # Every staged file in turn, the record (the commit point) and even the lock file.
+    assert set(sets["full"]) <= failed_at, failed_at
+    assert any(name.endswith(".set") for name in failed_at), failed_at

@@ -24,15 +24,14 @@ import pytest
 from pyproj import Geod
 from shapely.geometry import Polygon, box, shape
 
+from stations_generator import settings
 from stations_generator.core.elements import OsmElement
 from stations_generator.errors import InputError, OverpassError
 from stations_generator.osm import overpass
-from stations_generator.osm.overpass import (
-    DEFAULT_ENDPOINTS,
-    OverpassClient,
-    default_cache_dir,
+from stations_generator.osm.overpass import DEFAULT_ENDPOINTS, OverpassClient
+from stations_generator.osm.overpass_file import read_overpass_json_file
+from stations_generator.osm.overpass_json import (
     parse_overpass_json,
-    read_overpass_json_file,
     water_polygons_from_overpass_json,
 )
 
@@ -663,20 +662,8 @@ def test_corrupt_cache_file_is_replaced(server: ScriptedOverpass, harness: Harne
     assert server.count() == 1
 
 
-def test_default_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(overpass.sys, "platform", "linux")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert default_cache_dir() == tmp_path / "xdg" / "stations-generator" / "overpass"
-    monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")
-    assert default_cache_dir() == tmp_path / "home" / ".cache" / "stations-generator" / "overpass"
-    monkeypatch.setattr(overpass.sys, "platform", "win32")
-    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "local"))
-    assert default_cache_dir() == tmp_path / "local" / "stations-generator" / "overpass"
-
-
 def test_client_defaults_to_user_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(overpass.sys, "platform", "linux")
+    monkeypatch.setattr(settings.sys, "platform", "linux")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     client = OverpassClient(["http://127.0.0.1/api/interpreter"])
     assert client.cache_dir == tmp_path / "stations-generator" / "overpass"
@@ -1009,3 +996,23 @@ def test_object_listed_twice_keeps_centre_and_geometry() -> None:
     polygons = water_polygons_from_overpass_json(data)
     assert len(polygons) == 1
     assert polygons[0].equals(Polygon([(p["lon"], p["lat"]) for p in lake]))
+
+
+def test_client_factory_fills_in_the_settings(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(settings.sys, "platform", "linux")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    for urls in (None, (), ""):
+        made = overpass.client(urls)
+        assert made.endpoints == settings.DEFAULT_OVERPASS_URLS
+        assert made.timeout == settings.DEFAULT_TIMEOUT_S
+        assert made.cache_dir == tmp_path / "stations-generator" / "overpass"
+        assert made.use_cache
+    one = "http://127.0.0.1:9/api/interpreter"
+    made = overpass.client(one, timeout=5, cache_dir=tmp_path / "c", use_cache=False)
+    assert made.endpoints == (one,)
+    assert (made.timeout, made.cache_dir, made.use_cache) == (5.0, tmp_path / "c", False)
+    assert overpass.client([one, one + "2"]).endpoints == (one, one + "2")
+    with pytest.raises(InputError, match="not an http"):
+        overpass.client(["ftp://example.org"])

@@ -10,7 +10,7 @@ from conftest import DATA, SIOUX, member_variants
 
 from stations_generator.formats import schemas
 from stations_generator.formats.jsonio import _validator
-from stations_generator.osm.overpass import _plainly_valid
+from stations_generator.osm.overpass_file import _plainly_valid
 
 BAD_VALUES = (None, "x", math.nan, math.inf, 1e9, -1e9, True, [], {}, 3)
 
@@ -112,7 +112,7 @@ def test_deeply_nested_element_is_refused_by_the_file_reader(tmp_path):
     import pytest
 
     from stations_generator.errors import InputError
-    from stations_generator.osm.overpass import read_overpass_json_file
+    from stations_generator.osm.overpass_file import read_overpass_json_file
 
     element = json.loads((SIOUX / "pois.json").read_text())[0]
     deep: object = "x"

@@ -11,7 +11,7 @@ from conftest import DATA, SIOUX
 from test_overpass_fast_check import _schema_ok, _variants
 
 from stations_generator.errors import InputError
-from stations_generator.osm.overpass import _is_plain, parse_overpass
+from stations_generator.osm.overpass_json import _is_plain, parse_overpass
 
 
 def _through_overpy(elements: list[dict]) -> list[dict]:

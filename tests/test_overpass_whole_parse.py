@@ -18,8 +18,9 @@ from test_overpass_fast_check import _variants
 
 from stations_generator.core.catalogue import load_catalogue
 from stations_generator.errors import InputError
-from stations_generator.osm import overpass
-from stations_generator.osm.overpass import _read_whole, parse_overpass, read_overpass_json_file
+from stations_generator.osm import overpass_file
+from stations_generator.osm.overpass_file import _read_whole, read_overpass_json_file
+from stations_generator.osm.overpass_json import parse_overpass
 
 REAL_FILES = (
     SIOUX / "pois.json",
@@ -42,7 +43,7 @@ def _typed(value: object) -> object:
 
 
 def _outcome(path: Path, keep, monkeypatch: pytest.MonkeyPatch, whole: bool) -> object:
-    monkeypatch.setattr(overpass, "WHOLE_PARSE_MAX_BYTES", 1 << 40 if whole else -1)
+    monkeypatch.setattr(overpass_file, "WHOLE_PARSE_MAX_BYTES", 1 << 40 if whole else -1)
     try:
         read = read_overpass_json_file(path, keep=keep)
     except InputError as exc:

@@ -13,9 +13,12 @@ from click.testing import CliRunner
 from conftest import EXTRACTS, REPO
 
 from stations_generator.cli import Console, Group
-from stations_generator.commands.play import WIDTH, calibrate, roll, route
+from stations_generator.commands.calibrate import calibrate
+from stations_generator.commands.play_text import WIDTH
+from stations_generator.commands.roll import roll
+from stations_generator.commands.route import route
+from stations_generator.core.play.clock import format_clock, parse_clock
 from stations_generator.core.play.departure import expected_wait
-from stations_generator.core.play.drive import format_clock, parse_clock
 
 HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
 

@@ -182,9 +182,52 @@ def test_microscopic_polygon_has_its_own_message():
     assert parse_polygons({"type": "Polygon", "coordinates": [tiny]}, "x", min_area_km2=0).area > 0
 
 
-@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "1", None, True])
+@pytest.mark.parametrize(
+    "bad", [float("nan"), float("inf"), -float("inf"), 10**400, "1", None, True, [], {}]
+)
 def test_non_finite_or_non_numeric_positions_name_their_json_path(bad):
     coords = [list(p) for p in ring()]
     coords[3][1] = bad
-    with pytest.raises(InputError, match=r"\$\.coordinates\[0\]\[3\]: expected a position"):
+    with pytest.raises(InputError, match=r"\$\.coordinates\[0\]\[3\]: expected a position") as info:
         parse_polygons({"type": "Polygon", "coordinates": [coords]}, "x")
+    assert "\n" not in str(info.value)
+
+
+def test_non_finite_numbers_are_shown_as_given():
+    # The validator reads NaN as null; the message shows the value the caller gave.
+    coords = [list(p) for p in ring()]
+    coords[3][0] = float("nan")
+    with pytest.raises(InputError, match=r"finite numbers, got \[NaN, "):
+        parse_polygons({"type": "Polygon", "coordinates": [coords]}, "x")
+
+
+@pytest.mark.parametrize("position", [[1.0], [1.0, 2.0, 3.0, 4.0, 5.0], []])
+def test_positions_need_two_to_four_numbers(position):
+    coords = [list(p) for p in ring()]
+    coords[2] = position
+    with pytest.raises(InputError, match=r"\[0\]\[2\]: expected a position .* got "):
+        parse_polygons({"type": "Polygon", "coordinates": [coords]}, "x")
+
+
+def test_positions_of_three_or_four_numbers_and_tuples_are_read():
+    area = parse_polygons(mapping(Polygon(ring())), "x")  # shapely gives tuples
+    with_altitude = [[*p, 120.0] for p in ring()]
+    measured = [[*p, 120.0, 7.0] for p in ring()]
+    assert parse_polygons({"type": "Polygon", "coordinates": [with_altitude]}, "x").equals(area)
+    assert parse_polygons({"type": "Polygon", "coordinates": [measured]}, "x").equals(area)
+
+
+def test_coordinates_nested_one_level_too_deep_or_shallow_are_refused():
+    for coordinates in ([ring()[0]], [[ring()]]):
+        with pytest.raises(InputError, match=r"\$\.coordinates\[0\]"):
+            parse_polygons({"type": "Polygon", "coordinates": coordinates}, "x")
+
+
+def test_deeply_nested_python_data_is_refused_in_one_line():
+    deep: list = []
+    inner = deep
+    for _ in range(100_000):  # far deeper than any validator's native stack allows
+        inner.append([])
+        inner = inner[0]
+    with pytest.raises(InputError, match="x is nested too deeply"):
+        parse_polygons({"type": "Polygon", "coordinates": deep}, "x")

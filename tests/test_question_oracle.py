@@ -57,8 +57,8 @@ def test_every_question_and_answer_matches_the_oracle(name, folder):
 
 def _answered(b, hider):
     """The case's questions, answered as a hider at ``hider`` would."""
-    from stations_generator.app.gamefile import question_from_dict
     from stations_generator.core.questions.geometry import NOT_WITHIN
+    from stations_generator.formats.gamefile import question_from_dict
 
     words = {
         "radius": ("within", "not within"),

@@ -18,7 +18,7 @@ from geodesic_checks import GEOD
 from shapely.geometry import MultiPolygon, Point, box, mapping, shape
 from shifted_osm import write_copies
 
-from stations_generator.app.gamefile import OsmContext, question_from_dict
+from stations_generator.app.map_context import OsmContext
 from stations_generator.cli import main
 from stations_generator.core.geo.antimeridian import (
     join_antimeridian,
@@ -29,6 +29,7 @@ from stations_generator.core.geo.antimeridian import (
 from stations_generator.core.geo.buffers import _drop_spurious, distance_region
 from stations_generator.core.geo.features import GeodesicFeatures, foot_on_segments
 from stations_generator.core.geo.shapes import AzimuthalFrame
+from stations_generator.formats.gamefile import question_from_dict
 from stations_generator.osm.extracts import read_areas, read_lines
 
 HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"

@@ -26,7 +26,7 @@ from serve_support import (
     sioux_body,
 )
 
-from stations_generator.cli import generate as generate_command
+from stations_generator.commands.generate import generate as generate_command
 from stations_generator.serve.app import create_app
 
 FILES = ["stations.geojson", "stations.csv", "stations.kml", "candidates.geojson", "stations.html"]

@@ -55,7 +55,7 @@ def test_sioux_falls_both_rules_hold(sioux_area, sioux_candidates, sioux_data, r
 def test_sioux_falls_count_at_cluster_radius_1000(sioux_area, sioux_candidates, sioux_data):
     options = StationMapOptions(cluster_radius_m=1000, max_per_cluster=0)
     result = build_station_map(sioux_area, sioux_candidates, options, water=sioux_data.water)
-    # A plain gap-aware greedy gets 148 here (DESIGN.md §2); the swaps must beat it.
+    # A plain gap-aware greedy (ramblin-dev/rural-jet-lag's method) gets 148 here; the swaps must beat it.
     assert len(result.stations) >= 150
     strict = build_station_map(
         sioux_area,

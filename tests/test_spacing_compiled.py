@@ -1,8 +1,9 @@
 """The spacing core compiled by Cython (setup.py) picks the same stations as its Python source.
 
-The installed ``stations_generator.core.stationmap.spacing`` is the compiled module wherever the
-build found a C compiler; the source file beside it is loaded here as plain Python under
-another name, and both run the same selections on real OSM candidates (Sioux Falls, and
+The installed ``spacing_state`` and ``spacing_search`` of ``stations_generator.core.stationmap``
+are compiled modules wherever the build found a C compiler; their source files beside them
+(and ``spacing.py``, the plain-Python API around them) are loaded here as plain Python
+under other names, and both run the same selections on real OSM candidates (Sioux Falls, and
 the Liechtenstein extract): every array of the result must be equal, element for element.
 """
 
@@ -18,10 +19,15 @@ import numpy as np
 import pytest
 
 from stations_generator.core.geo.geodesy import LocalFrame
-from stations_generator.core.stationmap import spacing
+from stations_generator.core.stationmap import spacing, spacing_search, spacing_state
 from stations_generator.core.stationmap.ranking import rank_order
 
-SOURCE = Path(spacing.__file__).with_name("spacing.py")
+SOURCE = Path(spacing.__file__)
+#: The modules setup.py compiles, and their sources.
+COMPILED = {
+    module: SOURCE.with_name(f"{module.__name__.rpartition('.')[2]}.py")
+    for module in (spacing_state, spacing_search)
+}
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +41,12 @@ def test_the_build_compiles_the_core_where_it_can():
     wanted = shutil.which(os.environ.get("CC", "cc")) is not None and os.environ.get(
         "STATIONS_GENERATOR_PURE_PYTHON", ""
     ) in ("", "0")
-    assert spacing.IS_COMPILED is wanted, spacing.__file__
-    assert SOURCE.is_file()
+    assert spacing.IS_COMPILED is wanted
+    for module, source in COMPILED.items():
+        assert module.IS_COMPILED is wanted, module.__file__
+        assert source.is_file() and source.with_suffix(".pxd").is_file()
+    # The API around the kernel is plain Python, compiled build or not.
+    assert SOURCE.suffix == ".py"
 
 
 def test_the_compiled_module_is_built_from_the_source_beside_it():
@@ -45,7 +55,9 @@ def test_the_compiled_module_is_built_from_the_source_beside_it():
     record = json.loads(SOURCE.with_name("compiled_sources.json").read_text())
     # An edit after an editable install leaves the old compiled module in use; the .pxd
     # holds the compiled module's C types, so it counts as source too.
-    for source in (SOURCE, SOURCE.with_suffix(".pxd")):
+    sources = [p for source in COMPILED.values() for p in (source, source.with_suffix(".pxd"))]
+    assert sorted(record) == sorted(p.name for p in sources)
+    for source in sources:
         assert record[source.name] == hashlib.sha256(source.read_bytes()).hexdigest(), (
             f"{source.name} changed since it was compiled: run `python -m pip install -e .` again"
         )
@@ -66,23 +78,29 @@ def test_version_says_how_the_core_runs():
 def test_the_source_loads_as_python(pure):
     assert not pure.IS_COMPILED
     assert pure.__file__ == str(SOURCE)
+    # Its kernel is the Python source too, not the installed (compiled) modules.
+    assert pure.Selection is not spacing_state.Selection
+    assert pure.select_stations.__globals__["greedy"] is not spacing_search.greedy
+    assert type(pure.select_stations.__globals__["greedy"]).__name__ == "function"
 
 
 def test_the_compiled_selection_reads_c_arrays(pure, sioux_candidates):
-    # spacing.pxd typed the build: the selection is an extension type (no __dict__) whose
-    # columns are typed memoryviews of array.array buffers; as Python they are lists.
+    # spacing_state.pxd typed the build: the selection is an extension type (no __dict__)
+    # whose columns are typed memoryviews of array.array buffers; as Python they are lists.
     x, y, scale, order = _inputs(sioux_candidates)
     transit = sioux_candidates["transit"].to_numpy(bool)
     rules = dict(cluster_radius_m=402, max_per_cluster=0)
-    python_state = pure._Selection.empty(
-        pure.NeighbourIndex(x, y, scale, 1000), pure.SpacingRules(**rules), transit
+    python_state = pure.Selection.empty(
+        pure.NeighbourIndex(x, y, scale, 1000).as_arrays(), pure.SpacingRules(**rules), transit
     )
     assert isinstance(python_state.near, list) and isinstance(python_state.dist, list)
     if not spacing.IS_COMPILED:
         return  # (test_the_build_compiles_the_core_where_it_can says when it must be)
     index = spacing.NeighbourIndex(x, y, scale, 1000)
-    state = spacing._Selection.empty(index, spacing.SpacingRules(**rules), transit)
+    state = spacing_state.Selection.empty(index.as_arrays(), spacing.SpacingRules(**rules), transit)
     assert not hasattr(state, "__dict__")
+    # spacing_search.pxd typed its loops: compiled functions, not Python ones.
+    assert type(spacing_search.greedy).__name__ != "function"
     for name, code in [("near", "q"), ("cluster_of", "q"), ("nb", "q"), ("dist", "d")]:
         column = getattr(state, name)
         assert type(column).__name__ == "_memoryviewslice", name

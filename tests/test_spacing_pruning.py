@@ -1,6 +1,6 @@
 """The swaps and rank trades skip trials that cannot pay, and that changes no map.
 
-``_Selection.tallies_pass_without`` lets ``_improve_by_swaps`` and ``_improve_ranks``
+``Selection.tallies_pass_without`` lets ``improve_by_swaps`` and ``improve_ranks``
 skip a trial (give a station up, offer its neighbours, undo) when too few neighbours
 could join once it is gone. It must be a necessary condition only: here every selection
 is made twice on real candidates, with the check and with it answering "maybe" always
@@ -21,7 +21,7 @@ from stations_generator.core.stationmap.ranking import rank_order
 
 @pytest.fixture(scope="module")
 def pure(pure_spacing):
-    """``spacing.py`` as Python, so the check can be switched off on its class."""
+    """The spacing core as Python, so the check can be switched off on its class."""
     return pure_spacing
 
 
@@ -75,16 +75,16 @@ def test_skipped_trials_change_no_map(pure, pools, monkeypatch, which, rounds):
     pruned_any = 0
     for rules in RULES:
         calls = {"said no": 0}
-        check = pure._Selection.tallies_pass_without
+        check = pure.Selection.tallies_pass_without
 
         def counting(self, i, c, d, check=check, calls=calls):
             answer = check(self, i, c, d)
             calls["said no"] += not answer
             return answer
 
-        monkeypatch.setattr(pure._Selection, "tallies_pass_without", counting)
+        monkeypatch.setattr(pure.Selection, "tallies_pass_without", counting)
         with_check = _select(pure, pools[which], rules, rounds)
-        monkeypatch.setattr(pure._Selection, "tallies_pass_without", lambda *a: True)
+        monkeypatch.setattr(pure.Selection, "tallies_pass_without", lambda *a: True)
         every_trial = _select(pure, pools[which], rules, rounds)
         monkeypatch.undo()
         for field in ("kept", "cluster_id", "seed", "reason", "conflict"):

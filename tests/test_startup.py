@@ -129,3 +129,60 @@ def test_questions_apply_on_a_city_game_imports_no_scipy(tmp_path):
     heavy = _imported_by("-q", "questions", "apply", str(game), "-o", str(tmp_path / "out"))
     assert (tmp_path / "out" / "remaining.geojson").is_file()
     assert "scipy" not in heavy
+
+
+def _commands(group: click.Group, ctx: click.Context, path: tuple[str, ...] = ()):
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            yield from _commands(command, ctx, (*path, name))
+        else:
+            yield " ".join((*path, name)), command
+
+
+def test_every_command_shows_an_example():
+    ctx = click.Context(main)
+    commands = dict(_commands(main, ctx))
+    assert {"generate", "board track", "extract index", "serve"} <= set(commands)
+    for name, command in commands.items():
+        assert "Example" in (command.help or ""), name
+        assert "stations-generator " + name in command.help, name
+
+
+def _imported_modules(path) -> set[str]:
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize(
+    ("package", "forbidden"),
+    [
+        ("commands", ("stations_generator.cli",)),
+        ("serve", ("stations_generator.cli", "stations_generator.commands")),
+    ],
+)
+def test_commands_and_the_page_stand_below_the_main_group(package, forbidden):
+    """The commands share their options through commands/options.py, not cli.py; the
+    page makes its settings from the request types, not from the click commands."""
+    files = sorted((REPO / "stations_generator" / package).glob("*.py"))
+    assert files
+    for path in files:
+        bad = {m for m in _imported_modules(path) if m.startswith(forbidden)}
+        assert not bad, (path.name, bad)
+
+
+def test_one_click_context_for_every_command():
+    defined = [
+        path.relative_to(REPO).as_posix()
+        for path in sorted((REPO / "stations_generator").rglob("*.py"))
+        if "\nCONTEXT = " in path.read_text(encoding="utf-8")
+    ]
+    assert defined == ["stations_generator/commands/options.py"]

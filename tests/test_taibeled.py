@@ -72,7 +72,7 @@ def _places(path: Path, keep) -> tuple[Place, ...]:
 
 @dataclass
 class ExtractResolver:
-    """A Resolver over real extracts (what gamefile.OsmContext does, kept local to the test)."""
+    """A Resolver over real extracts (what app.map_context.OsmContext does, kept local to the test)."""
 
     area: BaseGeometry
     places_by_subject: dict[str, tuple[Place, ...]] = field(default_factory=dict)

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 from conftest import DATA, EXTRACTS, REPO
 from osm_services import serve
 
-from stations_generator.app.gamefile import load_game
-from stations_generator.app.taibeled_game import MapSources
+from stations_generator.app.game_loader import load_game
+from stations_generator.app.map_context import MapSources
 from stations_generator.cli import main
 from stations_generator.core.geo.geodesy import geodesic_area_km2
 

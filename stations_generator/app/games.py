@@ -6,15 +6,17 @@ The steps behind ``questions apply | answer`` and ``zones check`` and the public
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from stations_generator.app.gamefile import LoadedGame, load_game
-from stations_generator.app.taibeled_game import MapSources
+from stations_generator.app.game_loader import LoadedGame, load_game
+from stations_generator.app.map_context import MapSources
 from stations_generator.core.geo.antimeridian import split_antimeridian, wrap_lon
 from stations_generator.core.questions.game import Elimination, Game, ZoneCheck, ZoneStatus
 from stations_generator.core.questions.geometry import QuestionError, Station
 from stations_generator.errors import InputError
+from stations_generator.formats import taibeled
 from stations_generator.formats.geojson import dumps_geojson, polygon_rings
 
 REMAINING_GEOJSON = "remaining.geojson"
@@ -39,7 +41,8 @@ def load(game: Path, sources: MapSources, warn, *, validate: bool = True) -> Loa
     return loaded
 
 
-def _geometry(geom) -> dict | None:
+def area_geometry(geom) -> dict | None:
+    """A (multi)polygon area as an RFC 7946 GeoJSON geometry (cut at ±180°); None if empty."""
     geom = split_antimeridian(geom)  # RFC 7946: cut at ±180°, longitudes in [-180, 180]
     polys = [
         g for g in getattr(geom, "geoms", [geom]) if g.geom_type == "Polygon" and not g.is_empty
@@ -61,7 +64,7 @@ def elimination_geojson(game: Game, elimination: Elimination) -> dict:
         _feature(
             "remaining",
             {"role": "remaining", "area_km2": round(elimination.remaining_km2, 6)},
-            _geometry(elimination.remaining),
+            area_geometry(elimination.remaining),
         )
     ]
     for k, step in enumerate(elimination.steps, 1):
@@ -79,7 +82,7 @@ def elimination_geojson(game: Game, elimination: Elimination) -> dict:
                     "set_aside": step.set_aside,
                     "contradicts": list(step.contradicts),
                 },
-                _geometry(step.removed),
+                area_geometry(step.removed),
             )
         )
     return {"type": "FeatureCollection", "features": features}
@@ -153,7 +156,7 @@ def elimination_page(
 ) -> str:
     """The elimination map page (elimination.html): a layer per question, the zones."""
     from stations_generator.pages.elimination_map import elimination_map
-    from stations_generator.pages.folium_map import render_station_map
+    from stations_generator.pages.offline import render_station_map
 
     return render_station_map(elimination_map(game, elimination, zones, title=title))
 
@@ -237,3 +240,34 @@ def hider_answers(
         }
         for k, (q, a) in enumerate(answers, 1)
     ]
+
+
+def share_link(
+    game: Game,
+    *,
+    base_url: str = taibeled.APP_URL,
+    zone_options: Sequence[str] | None = None,
+) -> str:
+    """The game as a taibeled share link (``BASE_URL?hzc=…``).
+
+    Parameters
+    ----------
+    game : Game
+        Its play area, questions and hiding radius go into the link.
+    base_url : str
+        The taibeled app's address.
+    zone_options : sequence of str, optional
+        The app's Overpass filters of the hiding stations [default: the app's
+        ``[railway=station]``].
+
+    Returns
+    -------
+    str
+    """
+    state = taibeled.TaibeledState(
+        play_area=game.play_area,
+        questions=[taibeled.from_model(q) for q in game.questions],
+        hiding_radius_m=game.hiding_radius_m,
+        **({} if zone_options is None else {"zone_options": list(zone_options)}),
+    )
+    return base_url + "?hzc=" + taibeled.encode_hzc(taibeled.dump_state(state, "collection"))

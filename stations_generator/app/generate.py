@@ -4,19 +4,16 @@
 from __future__ import annotations
 
 import datetime as dt
-import gc
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from functools import partial
 from pathlib import Path
 
+import click
 import numpy as np
 from shapely.geometry.base import BaseGeometry
 
-from stations_generator.app.forked import ForkedTask, can_fork
-from stations_generator.app.read_in_two import CandidatesRead, read_candidates_in_two
+from stations_generator.app.settings import METRES, SECONDS, parse_date, setting
 from stations_generator.core.catalogue import Catalogue, load_catalogue
 from stations_generator.core.gamesize import AREA_FLOOR_KM2, STATION_BANDS
 from stations_generator.core.geo.coverage import check_coverage
@@ -30,7 +27,6 @@ from stations_generator.core.stationmap.candidates import candidate_table
 from stations_generator.core.stationmap.density import DEFAULT_TIERS, format_tiers, parse_tiers
 from stations_generator.core.stationmap.opening_hours import parse_play_window
 from stations_generator.core.stationmap.optimize import DEFAULT_TIME_LIMIT_S
-from stations_generator.core.stationmap.pointtable import PointTable
 from stations_generator.core.stationmap.spacing import NeighbourIndex, closest_distances
 from stations_generator.errors import InputError
 from stations_generator.formats import csv as csv_export
@@ -49,50 +45,128 @@ STATIONS_HTML = "stations.html"
 #: Every file ``generate`` writes into its -o folder; a run replaces all of them (the
 #: ones it does not write this time, e.g. stations.html without --map, are removed).
 GENERATE_FILES = (STATIONS_GEOJSON, STATIONS_CSV, STATIONS_KML, CANDIDATES_GEOJSON, STATIONS_HTML)
-#: From this many stations up, output files are rendered on two cores (output_files):
-#: at 1,417 stations (10,000 candidates) the KML takes 0.055 s and the GeoJSON and CSV
-#: 0.048 s, so a child saves about 0.03 s of the whole run (best of 12, alternating:
-#: 1.02 -> 1.00 s); at a few hundred stations the fork costs what it saves.
-FORK_MIN_STATIONS = 1_000
-#: From this many candidates up, the density counts and the search run on a second core
-#: beside the cap tune (build_station_map's ``aside``). Below it a fork costs about what
-#: it saves: no gain at 10,000 candidates, 0.35 s of 4.4 s at 50,000
-#: (bench/bench_generate_scale.py).
-FORK_MIN_CANDIDATES = 20_000
 
 
 @dataclass(frozen=True)
 class GenerateRequest:
-    """Everything the ``generate`` command was asked to do."""
+    """Everything the ``generate`` command was asked to do.
+
+    The one place the options of ``generate`` and their defaults are stated: the
+    command line's options (:mod:`stations_generator.commands.generate`) and the
+    page's settings (:mod:`stations_generator.serve.options`) are made from these
+    fields' :class:`~stations_generator.app.settings.Setting` metadata, and
+    ``tests/test_requests.py`` checks :func:`stations_generator.api.make_station_map`'s
+    keyword defaults against them.
+    """
 
     play_area: Path | None = None
-    osm_relation: int | None = None
-    place: str | None = None
-    output_dir: Path = Path("out")
-    osm_files: tuple[Path, ...] = ()
-    water_files: tuple[Path, ...] = ()
-    exclude_files: tuple[Path, ...] = ()
-    category_files: tuple[Path, ...] = ()
-    only_categories: tuple[str, ...] = ()
-    include_transit: bool = True
-    min_spacing: float = 300.0
-    cluster_gap: float = 1000.0
-    cluster_radius: float | None = None
-    max_per_cluster: int | None = None
-    game_size: str | None = None
-    density_radius: float = 1609.0
-    tiers: str | None = None
-    playing_hours: str = "7am-7pm"
-    playing_days: str = "sat,sun"
-    play_date: dt.date | None = None
-    water_subtract: bool = True
-    strict_priority: bool = False
-    optimize: bool = False
-    time_limit: float = DEFAULT_TIME_LIMIT_S
-    search_rounds: int | None = None
-    explain: bool = False
-    html_map: bool = False
-    map_name: str | None = None
+    osm_relation: int | None = setting(
+        None, "--osm-relation", "Online: use this OSM relation's area as the play area.",
+        type=click.INT,
+    )  # fmt: skip
+    place: str | None = setting(
+        None, "--place", 'Online: use this named place as the play area, e.g. "Sioux Falls, SD".'
+    )
+    output_dir: Path = setting(
+        Path("out"), "--output-dir", "Folder for stations.geojson, stations.csv, stations.kml.",
+        type=click.Path(path_type=Path), short="-o", show_default=True,
+    )  # fmt: skip
+    osm_files: tuple[Path, ...] = setting(
+        (), "--osm", "Work offline from a saved Overpass JSON or an .osm/.osm.bz2/.osm.pbf "
+        "extract (repeatable).", type=click.Path(path_type=Path),
+    )  # fmt: skip
+    water_files: tuple[Path, ...] = setting(
+        (), "--water", "Water areas to subtract, as Overpass JSON (out geom) or an extract "
+        "(repeatable).", type=click.Path(path_type=Path),
+    )  # fmt: skip
+    exclude_files: tuple[Path, ...] = setting(
+        (), "--exclude", "Polygons to leave out of the play area, in any play-area format "
+        "(repeatable).", type=click.Path(path_type=Path),
+    )  # fmt: skip
+    category_files: tuple[Path, ...] = setting(
+        (), "--categories", "TOML file of [[category]] entries that extend or override the "
+        "catalogue (repeatable).", type=click.Path(path_type=Path),
+    )  # fmt: skip
+    only_categories: tuple[str, ...] = setting(
+        (), "--category", "Use only these station categories (repeatable); default: every "
+        "station category.",
+    )  # fmt: skip
+    include_transit: bool = setting(
+        True, "--no-transit", "Leave out real transit stations.", negated=True
+    )
+    min_spacing: float = setting(
+        300.0, "--min-spacing", "Metres between stations of one cluster.",
+        type=METRES(min=1), show_default=True,
+    )  # fmt: skip
+    cluster_gap: float = setting(
+        1000.0, "--cluster-gap", "Metres between stations of different clusters.",
+        type=METRES(min=1), show_default=True,
+    )  # fmt: skip
+    cluster_radius: float | None = setting(
+        None, "--cluster-radius", "Metres from a cluster's first station to its others "
+        "[default: the game size's hiding radius].", type=METRES(min=0),
+    )  # fmt: skip
+    max_per_cluster: int | None = setting(
+        None, "--max-per-cluster", "Cap on non-transit stations per cluster; 0 = none "
+        "[default: auto-tuned to the game size].", type=click.IntRange(min=0),
+    )  # fmt: skip
+    game_size: str | None = setting(
+        None, "--game-size", "Game size [default: from the net play area: S < 259 km² ≤ M "
+        "< 2590 km² ≤ L].", type=click.Choice(["S", "M", "L"], case_sensitive=False),
+    )  # fmt: skip
+    # 1609 m = 1 mile: the wait tier counts the stations within a mile
+    # (docs/rural-station-map.md).
+    density_radius: float = setting(
+        1609.0, "--density-radius", "Metres for the nearby count that sets the wait tier.",
+        type=METRES(min=1), show_default=True,
+    )  # fmt: skip
+    tiers: str | None = setting(
+        None, "--tiers", "Wait tiers as NAME:MIN_NEARBY:MIN-MAX,… [default: "
+        "dense:15:5-15,moderate:5:10-30,sparse:0:20-60].",
+    )  # fmt: skip
+    playing_hours: str = setting(
+        "7am-7pm", "--playing-hours", "Daily playing hours.", show_default=True
+    )
+    playing_days: str = setting(
+        "sat,sun", "--playing-days", "Playing days, e.g. sat,sun or mon-fri.", show_default=True
+    )
+    play_date: dt.date | None = setting(
+        None, "--play-date", "First day of the game (YYYY-MM-DD), for seasonal opening hours.",
+        callback=parse_date,
+    )  # fmt: skip
+    water_subtract: bool = setting(
+        True, "--no-water-subtract", "Do not subtract water from the play area.", negated=True
+    )
+    strict_priority: bool = setting(
+        False, "--strict-priority",
+        "Pure rank-order selection, without the swaps that add stations.",
+    )  # fmt: skip
+    optimize: bool = setting(
+        False, "--optimize", "Solve the spacing exactly (CP-SAT): the most stations the rules "
+        "allow, with the proven bound; never fewer than without it.",
+    )  # fmt: skip
+    time_limit: float = setting(
+        DEFAULT_TIME_LIMIT_S, "--time-limit", "Solver budget for --optimize in (deterministic) "
+        f"seconds [default: {DEFAULT_TIME_LIMIT_S:g}].", type=SECONDS(min=0.1), optional=True,
+    )  # fmt: skip
+    search_rounds: int | None = setting(
+        None, "--search", "Rounds of local search per greedy start after the swaps (re-packs "
+        "clusters for more stations; a count, so the map is reproducible) [default: 4 per "
+        "candidate, at most 2000: Sioux Falls 105 -> 113 stations, 98-99 % of the proven "
+        "optima, ~1 s]; 0 = the greedy with swaps only.",
+        type=click.IntRange(min=0, max=1_000_000),
+    )  # fmt: skip
+    explain: bool = setting(
+        False, "--explain",
+        "Also write candidates.geojson: every candidate with its status and reason.",
+    )  # fmt: skip
+    html_map: bool = setting(
+        False, "--map", "Also write stations.html: an interactive map (Leaflet inlined; only "
+        "tiles load online).",
+    )  # fmt: skip
+    map_name: str | None = setting(
+        None, "--name", "Map name in the KML [default: the play area's file name]."
+    )
     overpass_urls: tuple[str, ...] = ()
     overpass_timeout: float = overpass.DEFAULT_TIMEOUT_S
     cache_dir: Path | None = None
@@ -147,8 +221,8 @@ def station_map_options(request: GenerateRequest) -> StationMapOptions:
 
 
 def _client(request: GenerateRequest, console) -> overpass.OverpassClient:
-    return overpass.OverpassClient(
-        request.overpass_urls or overpass.DEFAULT_ENDPOINTS,
+    return overpass.client(
+        request.overpass_urls,
         timeout=request.overpass_timeout,
         cache_dir=request.cache_dir,
         use_cache=request.use_cache,
@@ -184,65 +258,27 @@ def read_area(request: GenerateRequest, console) -> tuple[BaseGeometry, list[Bas
     return area, exclusions, name
 
 
-@dataclass
-class RankedOsmData(sources.OsmData):
-    """OSM data whose candidate table was made while reading (one large Overpass JSON
-    file on two cores: :mod:`stations_generator.app.read_in_two`); ``elements`` is empty."""
-
-    candidates: PointTable | None = None
-    objects: int = 0
-
-
-def object_count(data: sources.OsmData) -> int:
-    """How many OSM objects ``data`` was made from."""
-    return data.objects if isinstance(data, RankedOsmData) else len(data.elements)
-
-
-def _read_in_two(request: GenerateRequest, catalogue: Catalogue) -> CandidatesRead | None:
-    """One large Overpass JSON file (and no water file to read) on two cores, or None."""
-    if len(request.osm_files) != 1 or (request.water_files and request.water_subtract):
-        return None
-    path = Path(request.osm_files[0])
-    if not path.name.lower().endswith(sources.JSON_SUFFIXES):
-        return None
-    return read_candidates_in_two(path, catalogue, play_window(request))
-
-
 def load_data(
     request: GenerateRequest,
     console,
     area: BaseGeometry,
     catalogue: Catalogue,
-    *,
-    fork: bool = False,
 ) -> sources.OsmData:
-    """Step 2: the OSM objects and water for ``area``, from files or Overpass.
-
-    With ``fork`` (the command line's run), one large Overpass JSON file is read on two
-    cores and its candidate table made as it is read: a :class:`RankedOsmData`."""
+    """Step 2: the OSM objects and water for ``area``, from files or Overpass."""
     if request.osm_files:
         console.status("Reading " + ", ".join(Path(p).name for p in request.osm_files) + "…")
         # Extracts are read once into the extract cache; later runs read only that.
         cache = ExtractCache.for_command(request.cache_dir, request.use_cache, console)
         try:
-            read = _read_in_two(request, catalogue) if fork else None
-            if read is not None:
-                data: sources.OsmData = RankedOsmData(
-                    sources=[Path(request.osm_files[0]).name],
-                    candidates=read.candidates,
-                    objects=read.objects,
+            with layers.use_cache(cache):
+                data = sources.read_files(
+                    request.osm_files,
+                    request.water_files,
+                    area,
+                    catalogue,
+                    water=request.water_subtract,
                 )
-                points = read.corners  # (the coverage check reads their bounding box)
-            else:
-                with layers.use_cache(cache):
-                    data = sources.read_files(
-                        request.osm_files,
-                        request.water_files,
-                        area,
-                        catalogue,
-                        water=request.water_subtract,
-                    )
-                points = [(e.lon, e.lat) for e in data.elements]
+            points = [(e.lon, e.lat) for e in data.elements]
         finally:
             console.status(None)
         check_coverage(area, request.osm_files, points, data.water, console.warn)
@@ -254,7 +290,7 @@ def load_data(
             extra = sources.read_files((), request.water_files, area, catalogue)
             data.water.extend(extra.water)
     console.detail(
-        f"read {object_count(data)} OSM objects and {len(data.water)} water areas from "
+        f"read {len(data.elements)} OSM objects and {len(data.water)} water areas from "
         + ", ".join(data.sources)
     )
     return data
@@ -267,23 +303,15 @@ def build(
     exclusions: list[BaseGeometry],
     data: sources.OsmData,
     catalogue: Catalogue,
-    *,
-    fork: bool = False,
 ) -> StationMap:
-    """Step 3: pick the stations (options, playing window and catalogue from ``request``).
-
-    With ``fork``, a large map uses a second core (:data:`FORK_MIN_CANDIDATES`): the
-    command-line process asks for it; a server with threads of its own does not."""
+    """Step 3: pick the stations (options, playing window and catalogue from ``request``)."""
     window = play_window(request)
     options = station_map_options(request)
-    if isinstance(data, RankedOsmData) and data.candidates is not None:
-        candidates = data.candidates
-    else:
-        console.status(f"Ranking {len(data.elements)} OSM objects…")
-        try:
-            candidates = candidate_table(data.elements, catalogue, window)
-        finally:
-            console.status(None)
+    console.status(f"Ranking {len(data.elements)} OSM objects…")
+    try:
+        candidates = candidate_table(data.elements, catalogue, window)
+    finally:
+        console.status(None)
     result = build_station_map(
         area,
         candidates,
@@ -291,9 +319,6 @@ def build(
         water=data.water if request.water_subtract else (),
         exclusions=exclusions,
         progress=console.progress("Tuning the cluster cap"),
-        aside=ForkedTask
-        if fork and len(candidates) >= FORK_MIN_CANDIDATES and can_fork()
-        else None,
     )
     result.settings.update(
         playing_hours=request.playing_hours,
@@ -314,25 +339,6 @@ def play_window(request: GenerateRequest):
         raise InputError(str(exc)) from None
 
 
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Pause Python's cycle collector while a station map is made (restored after).
-
-    The run makes millions of long-lived containers (a dict per OSM element, neighbour
-    lists) and no cycles to speak of: the collector only walks the live ones, 0.5 s of
-    8.7 s at 100k candidates, while the peak memory is the same either way (688 MB;
-    193 vs 190 MB on Sioux Falls with a 20 s ``--optimize``). Reference counting still
-    frees everything else as it goes.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def run_generate(request: GenerateRequest, console) -> StationMap:
     """Load, compute, write, report. Raises :class:`UserError` on bad input."""
     play_window(request)
@@ -340,10 +346,10 @@ def run_generate(request: GenerateRequest, console) -> StationMap:
     catalogue = select_catalogue(request)
     # The -o folder is locked from here on (a second run fails at once); its files
     # appear together when the block ends, or not at all.
-    with output_set(request.output_dir, GENERATE_FILES) as outputs, _no_cycle_collection():
+    with output_set(request.output_dir, GENERATE_FILES) as outputs:
         area, exclusions, default_name = read_area(request, console)
-        data = load_data(request, console, area, catalogue, fork=True)
-        result = build(request, console, area, exclusions, data, catalogue, fork=True)
+        data = load_data(request, console, area, catalogue)
+        result = build(request, console, area, exclusions, data, catalogue)
         files = output_files(
             result,
             request.map_name or default_name,
@@ -357,7 +363,8 @@ def run_generate(request: GenerateRequest, console) -> StationMap:
     return result
 
 
-def _metadata(result: StationMap) -> dict:
+def station_map_metadata(result: StationMap) -> dict:
+    """The ``metadata`` member of a station map's GeoJSON: its rules and settings."""
     rules = result.rules
     return {
         "game_size": result.game_size,
@@ -393,39 +400,16 @@ def output_texts(
 def output_files(
     result: StationMap, name: str, *, explain: bool = False, html_map: bool = False
 ) -> dict[str, bytes]:
-    """:func:`output_texts` as the files' UTF-8 bytes, made on two cores for large maps.
-
-    From :data:`FORK_MIN_STATIONS` stations up, every file but the GeoJSON and the CSV is
-    rendered in a forked child of its own (:mod:`stations_generator.app.forked`) while this
-    process renders those two: the same bytes, in less wall time (0.3–0.5 s of 1.2 s with
-    13,474 stations on two cores).
-    """
-    renderers = _renderers(result, name, explain, html_map)
-    here = (STATIONS_GEOJSON, STATIONS_CSV)
-    fork = len(result.station_table) >= FORK_MIN_STATIONS and can_fork()
-    aside = {
-        file: ForkedTask(partial(_utf8, render), fork=fork)
-        for file, render in renderers.items()
-        if file not in here
-    }
-    try:
-        made = {file: _utf8(render) for file, render in renderers.items() if file in here}
-        made.update((file, task.result()) for file, task in aside.items())
-    finally:
-        for task in aside.values():
-            task.cancel()
-    return {file: made[file] for file in renderers}
-
-
-def _utf8(render: Callable[[], str]) -> bytes:
-    return render().encode("utf-8")
+    """:func:`output_texts` as the files' UTF-8 bytes, in the same order."""
+    texts = output_texts(result, name, explain=explain, html_map=html_map)
+    return {file: text.encode("utf-8") for file, text in texts.items()}
 
 
 def _renderers(
     result: StationMap, name: str, explain: bool, html_map: bool
 ) -> dict[str, Callable[[], str]]:
     """What renders each output file of :func:`output_texts`, by file name, in order."""
-    meta = _metadata(result)
+    meta = station_map_metadata(result)
     stations = result.station_table
     records = geojson.station_records(stations)  # converted once for the three files
     renderers: dict[str, Callable[[], str]] = {
@@ -452,7 +436,8 @@ def station_map_page(result: StationMap, title: str, *, candidates: bool = False
     """The interactive map page (stations.html), with the rejected candidates' layer when
     ``candidates``; self-contained and deterministic."""
     from stations_generator.core.gamesize import HIDING_RADIUS_M
-    from stations_generator.pages.folium_map import render_station_map, station_map
+    from stations_generator.pages.folium_map import station_map
+    from stations_generator.pages.offline import render_station_map
 
     return render_station_map(
         station_map(

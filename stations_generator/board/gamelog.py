@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from stations_generator.board.model import Board
-from stations_generator.board.rules import Game, HouseRules, RuleError, TurnResult
+from stations_generator.board.rules import (
+    BoardGame,
+    CardSpec,
+    HouseRules,
+    Observation,
+    RuleError,
+    TurnResult,
+)
 from stations_generator.errors import InputError, UserError
 
 __all__ = ["GameLog", "IllegalAction", "parse_log", "read_log", "referee"]
@@ -141,7 +148,7 @@ def _squares(board: Board, value: Any, where: str) -> list[int] | None:
 
 @dataclass
 class Refereed:
-    game: Game
+    game: BoardGame
     results: list[TurnResult]
     open_turn: int | None  # a turn the log left unfinished
 
@@ -153,40 +160,41 @@ def is_hunters_log(log: GameLog) -> bool:
     )
 
 
-def hunters_view(board: Board, rules: HouseRules, log: GameLog) -> list:
+def hunters_view(board: Board, rules: HouseRules, log: GameLog) -> list[Observation]:
     """The observations of a hunt team's own log (team actions, reveals, card answers).
 
     Each turn needs one ``{"turn": N, "reveal": "K05"}`` line (``null`` after OFFLINE);
     a Drone card line carries ``"answer": true|false``, a Calls line the column letters
     or row number it was told (``"answer": "F"`` / ``"answer": 5``). The team's actions
     are refereed as in :func:`referee`.
-    """
-    from stations_generator.board.rules import Observation
 
-    start = board.square(log.start, "game log header start")
-    try:
-        game = Game(board, rules, start, log.team, log.seed)
-    except RuleError as exc:
-        raise IllegalAction(f"header: {exc}") from None
+    Parameters
+    ----------
+    board : Board
+    rules : HouseRules
+    log : GameLog
+        A hunters' log (:func:`is_hunters_log`).
+
+    Returns
+    -------
+    list of Observation
+        One per turn, up to the last turn of the log or the capture.
+
+    Raises
+    ------
+    IllegalAction
+        On a team action the rules forbid.
+    InputError
+        On a missing or unreadable reveal or card answer.
+    """
+    game = _new_game(board, rules, log)
     by_turn: dict[int, list[LogLine]] = {}
     for line in log.lines:
         by_turn.setdefault(line.turn, []).append(line)
     out = []
     for turn in range(0, max(by_turn) + 1):
         lines = by_turn.get(turn, [])
-        reveals = [x for x in lines if x.side == "reveal"]
-        if len(reveals) != 1:
-            raise InputError(
-                f"hunters' log turn {turn}: {len(reveals)} reveal lines; give one (null after OFFLINE)"
-            )
-        value = reveals[0].data["reveal"]
-        reveal = (
-            None
-            if value is None
-            else board.square(value, f"turn {turn} reveal (line {reveals[0].number})")
-        )
-        if turn == 0 and reveal is None:
-            raise InputError("hunters' log turn 0: the head start always ends with a reveal")
+        reveal = _turn_reveal(board, turn, lines)
         obs = Observation(turn, reveal)
         for _ in range(game.budget):
             game.fugitive_action("WAIT")
@@ -194,40 +202,7 @@ def hunters_view(board: Board, rules: HouseRules, log: GameLog) -> list:
         for line in (x for x in lines if x.side == "team"):
             count += 1
             where = f"turn {turn}, team action {count} (line {line.number})"
-            to = _squares(board, line.data.get("to"), where)
-            van = game.van
-            try:
-                game.team_action(
-                    line.action,
-                    to,
-                    card=line.data.get("card"),
-                    player=line.data.get("player", 1),
-                    pawn=line.data.get("pawn"),
-                    by=str(line.data.get("by", "move")),
-                )
-            except RuleError as exc:
-                raise IllegalAction(f"{where}: {exc}") from None
-            card = str(line.data.get("card", "")).lower()
-            if line.action.upper() in ("CARD", "KAART") and card in ("drone", "calls"):
-                spec = rules.card(card)
-                answer = line.data.get("answer")
-                if card == "drone":
-                    if not isinstance(answer, bool):
-                        raise InputError(f'{where}: a Drone line needs "answer": true or false')
-                    obs.drone.append((count, van, spec.radius, answer))
-                else:
-                    try:
-                        if spec.reveals == "column":
-                            index = board.grid.index(f"{str(answer).upper()}1") % board.grid.cols
-                        else:
-                            index = int(answer) - 1
-                            if not 0 <= index < board.grid.rows:
-                                raise ValueError
-                    except (ValueError, TypeError):
-                        raise InputError(
-                            f'{where}: a Calls line needs "answer": the {spec.reveals} it was told'
-                        ) from None
-                    obs.calls.append((count, spec.reveals, index))
+            _hunters_line(game, line, count, where, obs)
         game.fugitive = reveal if reveal is not None else -1
         game.pending = []
         result = game.end_turn()
@@ -238,13 +213,80 @@ def hunters_view(board: Board, rules: HouseRules, log: GameLog) -> list:
     return out
 
 
-def referee(board: Board, rules: HouseRules, log: GameLog) -> Refereed:
-    """Run a log through the rules; :class:`IllegalAction` names the first broken rule."""
+def _new_game(board: Board, rules: HouseRules, log: GameLog) -> BoardGame:
+    """The game of the log's header (its start, team size and deck seed)."""
     start = board.square(log.start, "game log header start")
     try:
-        game = Game(board, rules, start, log.team, log.seed)
+        return BoardGame(board, rules, start, log.team, log.seed)
     except RuleError as exc:
         raise IllegalAction(f"header: {exc}") from None
+
+
+def _turn_reveal(board: Board, turn: int, lines: list[LogLine]) -> int | None:
+    """The square a hunters' log reveals at the end of ``turn`` (None after OFFLINE)."""
+    reveals = [x for x in lines if x.side == "reveal"]
+    if len(reveals) != 1:
+        raise InputError(
+            f"hunters' log turn {turn}: {len(reveals)} reveal lines; give one (null after OFFLINE)"
+        )
+    value = reveals[0].data["reveal"]
+    reveal = (
+        None
+        if value is None
+        else board.square(value, f"turn {turn} reveal (line {reveals[0].number})")
+    )
+    if turn == 0 and reveal is None:
+        raise InputError("hunters' log turn 0: the head start always ends with a reveal")
+    return reveal
+
+
+def _hunters_line(game: BoardGame, line: LogLine, slot: int, where: str, obs: Observation) -> None:
+    """Apply the ``slot``-th team line of a turn; a Drone / Calls answer goes into ``obs``."""
+    board = game.board
+    to = _squares(board, line.data.get("to"), where)
+    van = game.van
+    try:
+        game.team_action(
+            line.action,
+            to,
+            card=line.data.get("card"),
+            player=line.data.get("player", 1),
+            pawn=line.data.get("pawn"),
+            by=str(line.data.get("by", "move")),
+        )
+    except RuleError as exc:
+        raise IllegalAction(f"{where}: {exc}") from None
+    card = str(line.data.get("card", "")).lower()
+    if line.action.upper() not in ("CARD", "KAART") or card not in ("drone", "calls"):
+        return
+    spec = game.rules.card(card)
+    answer = line.data.get("answer")
+    if card == "drone":
+        if not isinstance(answer, bool):
+            raise InputError(f'{where}: a Drone line needs "answer": true or false')
+        obs.drone.append((slot, van, spec.radius, answer))
+    else:
+        obs.calls.append((slot, spec.reveals, _calls_index(board, spec, answer, where)))
+
+
+def _calls_index(board: Board, spec: CardSpec, answer: Any, where: str) -> int:
+    """The column or row index a Calls card's ``answer`` names."""
+    try:
+        if spec.reveals == "column":
+            return board.grid.index(f"{str(answer).upper()}1") % board.grid.cols
+        index = int(answer) - 1
+        if not 0 <= index < board.grid.rows:
+            raise ValueError
+        return index
+    except (ValueError, TypeError):
+        raise InputError(
+            f'{where}: a Calls line needs "answer": the {spec.reveals} it was told'
+        ) from None
+
+
+def referee(board: Board, rules: HouseRules, log: GameLog) -> Refereed:
+    """Run a log through the rules; :class:`IllegalAction` names the first broken rule."""
+    game = _new_game(board, rules, log)
     results: list[TurnResult] = []
     by_turn: dict[int, list[LogLine]] = {}
     for line in log.lines:

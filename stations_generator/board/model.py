@@ -268,10 +268,71 @@ def _number(value: Any, where: str, lo: float = -math.inf, hi: float = math.inf)
     return float(value)
 
 
+#: The fix every board.json problem names.
+_FIX = "regenerate it with `stations-generator board generate`"
+
+
 def board_from_json(data: Any) -> Board:
-    """Read a ``board.json`` document, checking every field (one-line :class:`InputError`)."""
-    fix = "regenerate it with `stations-generator board generate`"
-    _need(isinstance(data, dict), "the top level is not an object", fix)
+    """Read a ``board.json`` document, checking every field (one-line :class:`InputError`).
+
+    Parameters
+    ----------
+    data : Any
+        The parsed JSON document.
+
+    Returns
+    -------
+    Board
+        The board it describes.
+
+    Raises
+    ------
+    InputError
+        Naming the first field that is missing or wrong.
+    """
+    _check_header(data)
+    g = _read_grid(data)
+    on_board, motorway, shares = _read_squares(data, g)
+    junctions = _read_junctions(data, g)
+    starts = _read_starts(data, g)
+    thresholds = _read_thresholds(data)
+    cities = _read_named(data, g, "cities")
+    edges = _read_pairs(data, g, "motorway")
+    for a, b in edges:
+        _need(
+            a in junctions and b in junctions,
+            f"motorway edge {g.name(a)}–{g.name(b)} does not join two junctions",
+            _FIX,
+        )
+    links = _read_pairs(data, g, "rail_links")
+    for a, b in links:
+        _need(
+            a in cities and b in cities,
+            f"rail link {g.name(a)}–{g.name(b)} does not join two cities",
+            _FIX,
+        )
+    return Board(
+        grid=g,
+        name=str(data.get("name", "")),
+        on_board=on_board,
+        motorway=motorway,
+        water=shares["water"],
+        forest=shares["forest"],
+        builtup=shares["builtup"],
+        junctions=junctions,
+        motorway_edges=edges,
+        cities=cities,
+        airfields=_read_named(data, g, "airfields"),
+        rail_links=links,
+        starts=starts,
+        thresholds=thresholds,
+        source=str(data.get("source", "")),
+        start_note=data.get("start_note") if isinstance(data.get("start_note"), str) else None,
+    )
+
+
+def _check_header(data: Any) -> None:
+    _need(isinstance(data, dict), "the top level is not an object", _FIX)
     _need(
         data.get("format") == BOARD_FORMAT,
         f"format is {data.get('format')!r}, not {BOARD_FORMAT!r}",
@@ -280,24 +341,28 @@ def board_from_json(data: Any) -> Board:
     _need(
         data.get("version") == BOARD_VERSION,
         f"version {data.get('version')!r} is not supported (this is version {BOARD_VERSION})",
-        fix,
+        _FIX,
     )
+
+
+def _read_grid(data: dict[str, Any]) -> Grid:
     grid = data.get("grid")
-    _need(isinstance(grid, dict), "grid is missing", fix)
+    _need(isinstance(grid, dict), "grid is missing", _FIX)
     crs = grid.get("crs")
     _need(
         isinstance(crs, str) and crs.startswith("EPSG:") and crs[5:].isdigit(),
         f"grid.crs is {crs!r}",
-        fix,
+        _FIX,
     )
     cols = grid.get("cols")
     rows = grid.get("rows")
+    # 702 columns are the letters A..ZZ; 999 rows fit the three-digit row numbers.
     _need(
         isinstance(cols, int) and isinstance(rows, int) and 1 <= cols <= 702 and 1 <= rows <= 999,
         f"grid.cols/rows are {cols!r}/{rows!r}",
-        fix,
+        _FIX,
     )
-    g = Grid(
+    return Grid(
         int(crs[5:]),
         _number(grid.get("west"), "grid.west"),
         _number(grid.get("north"), "grid.north"),
@@ -305,125 +370,112 @@ def board_from_json(data: Any) -> Board:
         cols,
         rows,
     )
+
+
+def _read_squares(
+    data: dict[str, Any], g: Grid
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """``(on_board, motorway, {"water" | "forest" | "builtup": shares})`` per square."""
     squares = data.get("squares")
     _need(
         isinstance(squares, list) and len(squares) == g.size,
         f"squares has {len(squares) if isinstance(squares, list) else 'no'} entries, not {g.size}",
-        fix,
+        _FIX,
     )
-    arrays = {k: np.zeros(g.size) for k in ("water", "forest", "builtup")}
+    shares = {k: np.zeros(g.size) for k in ("water", "forest", "builtup")}
     on_board = np.zeros(g.size, dtype=bool)
     motorway = np.zeros(g.size, dtype=bool)
     for i, sq in enumerate(squares):
         _need(
             isinstance(sq, dict) and sq.get("id") == g.name(i),
             f"squares[{i}] is not square {g.name(i)}",
-            fix,
+            _FIX,
         )
-        for k in arrays:
-            arrays[k][i] = _number(sq.get(k), f"squares[{i}].{k}", 0.0, 1.0)
+        for k in shares:
+            shares[k][i] = _number(sq.get(k), f"squares[{i}].{k}", 0.0, 1.0)
         _need(
             isinstance(sq.get("on_board"), bool) and isinstance(sq.get("motorway"), bool),
             f"squares[{i}].on_board/motorway are not true/false",
-            fix,
+            _FIX,
         )
         on_board[i] = sq["on_board"]
         motorway[i] = sq["motorway"]
+    return on_board, motorway, shares
 
-    def sq(value: Any, where: str) -> int:
-        _need(isinstance(value, str), f"{where} is {value!r}, not a coordinate", fix)
-        try:
-            return g.index(value)
-        except ValueError as exc:
-            raise InputError(f"board.json: {where}: {exc}; {fix}") from None
 
-    def named(key: str) -> dict[int, str]:
-        items = data.get(key, [])
-        _need(isinstance(items, list), f"{key} is not a list", fix)
-        out = {}
-        for i, it in enumerate(items):
-            _need(
-                isinstance(it, dict) and isinstance(it.get("name"), str),
-                f"{key}[{i}] has no name",
-                fix,
-            )
-            out[sq(it.get("square"), f"{key}[{i}].square")] = it["name"]
-        return out
+def _square_ref(g: Grid, value: Any, where: str) -> int:
+    """The index of the square named by ``value`` (at ``where`` in the document)."""
+    _need(isinstance(value, str), f"{where} is {value!r}, not a coordinate", _FIX)
+    try:
+        return g.index(value)
+    except ValueError as exc:
+        raise InputError(f"board.json: {where}: {exc}; {_FIX}") from None
 
-    def pairs(key: str) -> list[tuple[int, int]]:
-        items = data.get(key, [])
-        _need(isinstance(items, list), f"{key} is not a list", fix)
-        out = []
-        for i, it in enumerate(items):
-            _need(
-                isinstance(it, list) and len(it) == 2, f"{key}[{i}] is not a pair of squares", fix
-            )
-            a, b = sq(it[0], f"{key}[{i}][0]"), sq(it[1], f"{key}[{i}][1]")
-            out.append((min(a, b), max(a, b)))
-        return sorted(set(out))
 
+def _list_of(data: dict[str, Any], key: str) -> list:
+    items = data.get(key, [])
+    _need(isinstance(items, list), f"{key} is not a list", _FIX)
+    return items
+
+
+def _read_named(data: dict[str, Any], g: Grid, key: str) -> dict[int, str]:
+    """``[{"square", "name"}]`` (cities, airfields) as square → name."""
+    out = {}
+    for i, it in enumerate(_list_of(data, key)):
+        _need(
+            isinstance(it, dict) and isinstance(it.get("name"), str),
+            f"{key}[{i}] has no name",
+            _FIX,
+        )
+        out[_square_ref(g, it.get("square"), f"{key}[{i}].square")] = it["name"]
+    return out
+
+
+def _read_pairs(data: dict[str, Any], g: Grid, key: str) -> list[tuple[int, int]]:
+    """``[[square, square]]`` (motorway, rail links) as sorted, distinct index pairs."""
+    out = []
+    for i, it in enumerate(_list_of(data, key)):
+        _need(isinstance(it, list) and len(it) == 2, f"{key}[{i}] is not a pair of squares", _FIX)
+        a = _square_ref(g, it[0], f"{key}[{i}][0]")
+        b = _square_ref(g, it[1], f"{key}[{i}][1]")
+        out.append((min(a, b), max(a, b)))
+    return sorted(set(out))
+
+
+def _read_junctions(data: dict[str, Any], g: Grid) -> dict[int, list[str]]:
     junctions: dict[int, list[str]] = {}
-    items = data.get("junctions", [])
-    _need(isinstance(items, list), "junctions is not a list", fix)
-    for i, it in enumerate(items):
+    for i, it in enumerate(_list_of(data, "junctions")):
         _need(
             isinstance(it, dict) and isinstance(it.get("names", []), list),
             f"junctions[{i}] is malformed",
-            fix,
+            _FIX,
         )
-        junctions[sq(it.get("square"), f"junctions[{i}].square")] = [
+        junctions[_square_ref(g, it.get("square"), f"junctions[{i}].square")] = [
             str(n) for n in it.get("names", [])
         ]
+    return junctions
+
+
+def _read_starts(data: dict[str, Any], g: Grid) -> list[tuple[int, str, str]]:
     starts = []
-    items = data.get("starts", [])
-    _need(isinstance(items, list), "starts is not a list", fix)
-    for i, it in enumerate(items):
+    for i, it in enumerate(_list_of(data, "starts")):
         _need(
             isinstance(it, dict) and isinstance(it.get("name"), str),
             f"starts[{i}] has no name",
-            fix,
+            _FIX,
         )
-        starts.append(
-            (sq(it.get("square"), f"starts[{i}].square"), it["name"], str(it.get("kind", "")))
-        )
+        square = _square_ref(g, it.get("square"), f"starts[{i}].square")
+        starts.append((square, it["name"], str(it.get("kind", ""))))
+    return starts
+
+
+def _read_thresholds(data: dict[str, Any]) -> dict[str, Any]:
     thresholds = data.get("thresholds", {})
-    _need(isinstance(thresholds, dict), "thresholds is not an object", fix)
+    _need(isinstance(thresholds, dict), "thresholds is not an object", _FIX)
     for key in ("water_share", "forest_share", "builtup_share"):
         if key in thresholds:
             _number(thresholds[key], f"thresholds.{key}", 0.0, 1.0)
-    cities = named("cities")
-    edges = pairs("motorway")
-    for a, b in edges:
-        _need(
-            a in junctions and b in junctions,
-            f"motorway edge {g.name(a)}–{g.name(b)} does not join two junctions",
-            fix,
-        )
-    links = pairs("rail_links")
-    for a, b in links:
-        _need(
-            a in cities and b in cities,
-            f"rail link {g.name(a)}–{g.name(b)} does not join two cities",
-            fix,
-        )
-    return Board(
-        grid=g,
-        name=str(data.get("name", "")),
-        on_board=on_board,
-        motorway=motorway,
-        water=arrays["water"],
-        forest=arrays["forest"],
-        builtup=arrays["builtup"],
-        junctions=junctions,
-        motorway_edges=edges,
-        cities=cities,
-        airfields=named("airfields"),
-        rail_links=links,
-        starts=starts,
-        thresholds=thresholds,
-        source=str(data.get("source", "")),
-        start_note=data.get("start_note") if isinstance(data.get("start_note"), str) else None,
-    )
+    return thresholds
 
 
 def board_from_terrain(result, name: str, thresholds: dict[str, Any], source: str) -> Board:

@@ -17,7 +17,7 @@ from shapely.geometry.base import BaseGeometry
 
 from stations_generator.board.terrain import MapFeatures, Place
 from stations_generator.errors import InputError, NoDataError
-from stations_generator.osm import extracts, overpass
+from stations_generator.osm import extracts, overpass, overpass_json
 from stations_generator.osm.query import poly_filters
 
 __all__ = ["features_from_extract", "features_from_overpass", "extract_extent", "overpass_query"]
@@ -283,7 +283,7 @@ def features_from_overpass_json(raw: dict[str, Any]) -> MapFeatures:
                 _add_point(features, kind, float(lon), float(lat), tags, key)
     for kind, els in areas.items():
         if els:
-            polys = overpass.water_polygons_from_overpass_json({"elements": els})
+            polys = overpass_json.water_polygons_from_overpass_json({"elements": els})
             getattr(features, kind).extend(polys)
     return features
 

@@ -1,6 +1,6 @@
 """``board.html``: the board over the real map, offline like the project's other pages.
 
-Built on :func:`~stations_generator.pages.folium_map.offline_map` (vendored Leaflet
+Built on :func:`~stations_generator.pages.offline.offline_map` (vendored Leaflet
 inlined; only the map tiles load from the network).
 """
 
@@ -13,7 +13,7 @@ import folium
 from stations_generator.board.geo import board_geojson
 from stations_generator.board.model import Board
 from stations_generator.board.render import COLOURS, LABELS
-from stations_generator.pages.folium_map import offline_map, render_station_map
+from stations_generator.pages.offline import offline_map, render_station_map
 
 __all__ = ["board_page", "highlight_page"]
 

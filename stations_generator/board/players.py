@@ -28,7 +28,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from stations_generator.board.model import Board
-from stations_generator.board.rules import Game, HouseRules
+from stations_generator.board.rules import BoardGame, HouseRules
 
 __all__ = ["BoardGraphs", "FugitivePlayer", "HuntTeamPlayer", "RandomHuntTeam"]
 
@@ -79,7 +79,7 @@ class FugitivePlayer:
         self.noise = noise
         self.offline_turn = self.rng.randint(4, max(5, graphs.rules.turns - 4))
 
-    def choose(self, game: Game, reveal: int) -> tuple[str, int | None]:
+    def choose(self, game: BoardGame, reveal: int) -> tuple[str, int | None]:
         moves = game.fugitive_moves()
         if game.turn == self.offline_turn and any(m[0] == "OFFLINE" for m in moves):
             return ("OFFLINE", None)
@@ -111,7 +111,7 @@ class HuntTeamPlayer:
         self.rng = random.Random(seed)
         self.samples = samples
 
-    def _predict(self, game: Game, reveal: int, known: set[int]) -> Counter:
+    def _predict(self, game: BoardGame, reveal: int, known: set[int]) -> Counter:
         """End-of-turn squares of sampled fugitive continuations from the reveal."""
         ends: Counter = Counter()
         rules = game.rules
@@ -126,7 +126,7 @@ class HuntTeamPlayer:
             del i
         return ends
 
-    def play_turn(self, game: Game, reveal: int, known: set[int] | None = None) -> None:
+    def play_turn(self, game: BoardGame, reveal: int, known: set[int] | None = None) -> None:
         """Play the team's actions of this turn; ``known``: squares known to be marked."""
         ends = self._predict(game, reveal, known or {reveal})
         rules = game.rules
@@ -155,7 +155,7 @@ class HuntTeamPlayer:
             if not self._cycle(game):
                 break
 
-    def _cycle(self, game: Game) -> bool:
+    def _cycle(self, game: BoardGame) -> bool:
         for i, h in enumerate(game.hands, 1):
             for kind in ("drone", "calls"):
                 if kind in h and game.team_actions < game.rules.actions:
@@ -187,7 +187,7 @@ class HuntTeamPlayer:
         cost = self.g.dist[np.ix_(cand, squares)].sum(axis=1)
         return cand[int(np.argmin(cost))]
 
-    def _drive(self, game: Game, target: int, actions: int) -> None:
+    def _drive(self, game: BoardGame, target: int, actions: int) -> None:
         """Drive the van greedily towards ``target`` (each action: the move that gets closest)."""
         b = self.g.board
         dist = self.g.dist[:, target]
@@ -222,7 +222,7 @@ class HuntTeamPlayer:
 class _Shadow:
     """A light copy of the fugitive's side of a game, for sampled continuations."""
 
-    def __init__(self, game: Game, reveal: int, known: set[int]):
+    def __init__(self, game: BoardGame, reveal: int, known: set[int]):
         self.board, self.rules = game.board, game.rules
         self.square = reveal
         self.visited = set(known) | {reveal}
@@ -239,7 +239,7 @@ class _Shadow:
         return self.rules.actions
 
     def fugitive_moves(self):
-        return Game.fugitive_moves(self)  # same rules, on this light state
+        return BoardGame.fugitive_moves(self)  # same rules, on this light state
 
     @property
     def fugitive(self) -> int:
@@ -270,7 +270,7 @@ class RandomHuntTeam:
         self.g = graphs
         self.rng = random.Random(seed)
 
-    def play_turn(self, game: Game, reveal: int, known: set[int] | None = None) -> None:
+    def play_turn(self, game: BoardGame, reveal: int, known: set[int] | None = None) -> None:
         b = self.g.board
         for _ in range(game.rules.actions):
             options: list[tuple] = [("VAN", list(m)) for m in self.g.van_moves[game.van]]

@@ -100,17 +100,35 @@ def layout(board: Board, paper: str = "a3") -> Layout:
 
 
 def _figure(board: Board, paper: str):
+    """The page as a matplotlib ``Figure``: grid, legends, time bar, credit."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     from matplotlib.figure import Figure
-    from matplotlib.patches import Rectangle
 
     lay = layout(board, paper)
     g = board.grid
     w_mm, h_mm = lay.page_mm
     fig = Figure(figsize=(w_mm / 25.4, h_mm / 25.4))
     fig.patch.set_facecolor("white")
+    _draw_grid(fig, board, lay)
+    _draw_terrain_legend(fig, lay)
+    _draw_start_legend(fig, board, lay)
+    _draw_time_bar(fig, lay)
+    fig.text(
+        lay.grid[0],
+        lay.credit_y,
+        f"Map data © OpenStreetMap contributors, ODbL 1.0 (openstreetmap.org/copyright). "
+        f"Grid {g.cols}×{g.rows} squares of {g.cell_m / 1000:.2f} km in EPSG:{g.epsg}.",
+        fontsize=6.5,
+        va="top",
+    )
+    return fig
+
+
+def _draw_grid(fig, board: Board, lay: Layout) -> None:
+    """The coloured squares, grid lines, motorway and rail links, starts, coordinates."""
+    g = board.grid
     ax = fig.add_axes(lay.grid)
     rgb = np.array([_hex(COLOURS[board.kind(s)]) for s in range(g.size)]).reshape(g.rows, g.cols, 3)
     ax.imshow(rgb, extent=(0, g.cols, g.rows, 0), interpolation="nearest", aspect="auto")
@@ -136,17 +154,27 @@ def _figure(board: Board, paper: str):
         ax.plot([x], [y], marker="*", ms=9, color="#d00000", mec="black", mew=0.5)
     cols = [g.name(c)[: -g.row_digits] for c in range(g.cols)]
     rows = [f"{r + 1:0{g.row_digits}d}" for r in range(g.rows)]
-    fs = max(4.0, min(8.0, 0.6 * 72 * (lay.grid[2] * w_mm / 25.4) / g.cols))
+    # Labels ~60 % of a square's width (72 pt an inch), kept between 4 and 8 pt.
+    fs = max(4.0, min(8.0, 0.6 * 72 * (lay.grid[2] * lay.page_mm[0] / 25.4) / g.cols))
     ax.set_xticks(np.arange(g.cols) + 0.5, cols, fontsize=fs)
     ax.set_yticks(np.arange(g.rows) + 0.5, rows, fontsize=fs)
     ax.tick_params(length=0, labeltop=True, labelright=True, pad=2)
     ax.set_title(board.name, fontsize=11, pad=16)
 
-    # Terrain legend.
-    lg = fig.add_axes(lay.legend)
-    lg.set_axis_off()
-    lg.set_xlim(0, 1)
-    lg.set_ylim(0, 1)
+
+def _legend_axes(fig, rect: tuple[float, float, float, float]):
+    """Blank unit-square axes at ``rect`` for a legend's text and swatches."""
+    ax = fig.add_axes(rect)
+    ax.set_axis_off()
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    return ax
+
+
+def _draw_terrain_legend(fig, lay: Layout) -> None:
+    from matplotlib.patches import Rectangle
+
+    lg = _legend_axes(fig, lay.legend)
     lg.text(0, 0.97, "Legend: terrain", fontsize=9, weight="bold", va="top")
     items = list(LABELS.items())
     step = 0.85 / len(items)
@@ -159,11 +187,9 @@ def _figure(board: Board, paper: str):
         )
         lg.text(0.11, y, label, fontsize=7.5, va="center")
 
-    # Start locations.
-    st = fig.add_axes(lay.starts)
-    st.set_axis_off()
-    st.set_xlim(0, 1)
-    st.set_ylim(0, 1)
+
+def _draw_start_legend(fig, board: Board, lay: Layout) -> None:
+    st = _legend_axes(fig, lay.starts)
     kinds = {k for _s, _n, k in board.starts}
     title = "Start locations: prisons" if kinds == {"prison"} else "Start locations"
     st.text(0, 0.97, title, fontsize=9, weight="bold", va="top")
@@ -171,10 +197,18 @@ def _figure(board: Board, paper: str):
     for i, (s, name, kind) in enumerate(board.starts):
         extra = "" if kind == "prison" else f" ({kind})"
         st.text(
-            0.0, 0.82 - i * step, f"★ {g.name(s)} — {name}{extra}"[:70], fontsize=7.5, va="center"
+            0.0,
+            0.82 - i * step,
+            f"★ {board.grid.name(s)} — {name}{extra}"[:70],
+            fontsize=7.5,
+            va="center",
         )
 
-    # Time bar.
+
+def _draw_time_bar(fig, lay: Layout) -> None:
+    """START and the squares 1 … :data:`TIME_SQUARES`."""
+    from matplotlib.patches import Rectangle
+
     tb = fig.add_axes(lay.timebar)
     tb.set_axis_off()
     n = TIME_SQUARES + 1
@@ -194,15 +228,6 @@ def _figure(board: Board, paper: str):
             va="center",
             fontsize=6 if i == 0 else 7,
         )
-    fig.text(
-        lay.grid[0],
-        lay.credit_y,
-        f"Map data © OpenStreetMap contributors, ODbL 1.0 (openstreetmap.org/copyright). "
-        f"Grid {g.cols}×{g.rows} squares of {g.cell_m / 1000:.2f} km in EPSG:{g.epsg}.",
-        fontsize=6.5,
-        va="top",
-    )
-    return fig
 
 
 def render_both(board: Board, paper: str = "a3", dpi: int = 120) -> tuple[bytes, bytes]:

@@ -1,6 +1,6 @@
 """The rules engine and referee of Het Jachtseizoen (pure: no files).
 
-Every rule of the rulebook (``seeds/004_…``; DESIGN.md §4) with the choices the
+Every rule of the rulebook (*Het Jachtseizoen: Het Bordspel*) with the choices the
 rulebook leaves open taken as data (:class:`HouseRules`, documented in
 docs/board.md):
 
@@ -19,7 +19,7 @@ docs/board.md):
   ``radius`` (8-neighbour distance) of the van, Calls names its column (or row);
 * capture is checked at the end of every turn, offline turns included.
 
-:class:`Game` applies actions one by one and raises :class:`RuleError` (whose text
+:class:`BoardGame` applies actions one by one and raises :class:`RuleError` (whose text
 names the rule) on an illegal one; :func:`referee` runs a whole log.
 """
 
@@ -37,7 +37,7 @@ from stations_generator.errors import InputError
 
 __all__ = [
     "CardSpec",
-    "Game",
+    "BoardGame",
     "HouseRules",
     "Observation",
     "RuleError",
@@ -180,7 +180,7 @@ def _chebyshev(board: Board, a: int, b: int) -> int:
     return max(abs(ra - rb), abs(ca - cb))
 
 
-class Game:
+class BoardGame:
     """One game: the full state of both sides, advanced action by action.
 
     Parameters
@@ -276,9 +276,41 @@ class Game:
         return out
 
     def fugitive_action(self, action: str, to: int | None = None) -> None:
-        """Apply one fugitive action (raises :class:`RuleError` if illegal)."""
+        """Apply one fugitive action (raises :class:`RuleError` if illegal).
+
+        Parameters
+        ----------
+        action : str
+            One of :data:`FUGITIVE_ACTIONS` or an alias (:data:`ALIASES`), any case.
+        to : int, optional
+            The destination square (every action but ``OFFLINE`` and ``WAIT``).
+        """
         action = ALIASES.get(action.upper(), action.upper())
-        b, s = self.board, self.fugitive
+        cost = self._fugitive_cost(action, to)
+        s = self.fugitive
+        if action == "STEP":
+            self._step_ok(s, to, "STEP")
+            self._check_free(to, "STEP")
+        elif action == "HITCHHIKE":
+            self._hitchhike(s, to)
+        elif action == "PUBLIC_TRANSPORT":
+            self._public_transport(s, to)
+        elif action in ("HELICOPTER", "BOAT"):
+            self._extreme_transport(action, s, to)
+        elif action == "OFFLINE":
+            self._go_offline()
+            return
+        # Move (WAIT stays); extreme transport occupies its slots at the origin.
+        for _ in range(cost - 1):
+            self.trail.append(s)
+        if to is not None:
+            self.fugitive = to
+            self.visited.add(to)
+        self.trail.append(self.fugitive)
+        self.slots += cost
+
+    def _fugitive_cost(self, action: str, to: int | None) -> int:
+        """The slots ``action`` takes; checks the game, the name, ``to`` and the budget."""
         if self.winner:
             raise RuleError(f"the game is over ({self.winner} won)")
         if action not in FUGITIVE_ACTIONS:
@@ -294,69 +326,64 @@ class Game:
             raise RuleError(
                 f"{action} needs {cost} action(s) but only {self.budget - self.slots} of this turn's {self.budget} are left"
             )
-        if action == "STEP":
-            self._step_ok(s, to, "STEP")
-            self._check_free(to, "STEP")
-        elif action == "HITCHHIKE":
-            if self.hitchhiked:
-                raise RuleError("HITCHHIKE used twice this turn (once a turn)")
-            if s not in b.junctions:
-                raise RuleError(f"HITCHHIKE from {self.name(s)}: not a motorway junction")
-            if to not in b.junction_adj.get(s, ()):
+        return cost
+
+    def _hitchhike(self, s: int, to: int) -> None:
+        b = self.board
+        if self.hitchhiked:
+            raise RuleError("HITCHHIKE used twice this turn (once a turn)")
+        if s not in b.junctions:
+            raise RuleError(f"HITCHHIKE from {self.name(s)}: not a motorway junction")
+        if to not in b.junction_adj.get(s, ()):
+            raise RuleError(
+                f"HITCHHIKE to {self.name(to)}: not the next junction from {self.name(s)}"
+            )
+        self._check_free(to, "HITCHHIKE")
+        self.hitchhiked = True
+
+    def _public_transport(self, s: int, to: int) -> None:
+        b = self.board
+        if self.pt_used >= self.rules.public_transport_uses:
+            raise RuleError(
+                f"PUBLIC_TRANSPORT used {self.pt_used + 1} times ({self.rules.public_transport_uses} a game)"
+            )
+        if s not in b.cities:
+            raise RuleError(f"PUBLIC_TRANSPORT from {self.name(s)}: not a big city")
+        if to not in b.rail_adj.get(s, ()):
+            raise RuleError(
+                f"PUBLIC_TRANSPORT to {self.name(to)}: no rail link from {self.name(s)}"
+            )
+        self._check_free(to, "PUBLIC_TRANSPORT")
+        self.pt_used += 1
+
+    def _extreme_transport(self, action: str, s: int, to: int) -> None:
+        """HELICOPTER (airfield to airfield) or BOAT (across one water body)."""
+        b = self.board
+        if self.extreme is not None:
+            raise RuleError(
+                f"{action} after {self.extreme}: extreme transport once a game, only one of the two"
+            )
+        if action == "HELICOPTER":
+            if s not in b.airfields:
+                raise RuleError(f"HELICOPTER from {self.name(s)}: not an airfield")
+            if to not in b.airfields or to == s:
+                raise RuleError(f"HELICOPTER to {self.name(to)}: not another airfield")
+        else:
+            if s not in b.water_body:
+                raise RuleError(f"BOAT from {self.name(s)}: not a waterside square")
+            if to == s or not (b.water_body.get(to, frozenset()) & b.water_body[s]):
                 raise RuleError(
-                    f"HITCHHIKE to {self.name(to)}: not the next junction from {self.name(s)}"
+                    f"BOAT to {self.name(to)}: not a waterside square of the same water"
                 )
-            self._check_free(to, "HITCHHIKE")
-            self.hitchhiked = True
-        elif action == "PUBLIC_TRANSPORT":
-            if self.pt_used >= self.rules.public_transport_uses:
-                raise RuleError(
-                    f"PUBLIC_TRANSPORT used {self.pt_used + 1} times ({self.rules.public_transport_uses} a game)"
-                )
-            if s not in b.cities:
-                raise RuleError(f"PUBLIC_TRANSPORT from {self.name(s)}: not a big city")
-            if to not in b.rail_adj.get(s, ()):
-                raise RuleError(
-                    f"PUBLIC_TRANSPORT to {self.name(to)}: no rail link from {self.name(s)}"
-                )
-            self._check_free(to, "PUBLIC_TRANSPORT")
-            self.pt_used += 1
-        elif action in ("HELICOPTER", "BOAT"):
-            if self.extreme is not None:
-                raise RuleError(
-                    f"{action} after {self.extreme}: extreme transport once a game, only one of the two"
-                )
-            if action == "HELICOPTER":
-                if s not in b.airfields:
-                    raise RuleError(f"HELICOPTER from {self.name(s)}: not an airfield")
-                if to not in b.airfields or to == s:
-                    raise RuleError(f"HELICOPTER to {self.name(to)}: not another airfield")
-            else:
-                if s not in b.water_body:
-                    raise RuleError(f"BOAT from {self.name(s)}: not a waterside square")
-                if to == s or not (b.water_body.get(to, frozenset()) & b.water_body[s]):
-                    raise RuleError(
-                        f"BOAT to {self.name(to)}: not a waterside square of the same water"
-                    )
-            self._check_free(to, action)
-            self.extreme = action
-        elif action == "OFFLINE":
-            if self.turn == 0:
-                raise RuleError(
-                    "OFFLINE in the head start: the first location is always handed over"
-                )
-            if self.offline:
-                raise RuleError("OFFLINE used twice (once a game)")
-            self.offline = 1
-            return
-        # Move (WAIT stays); extreme transport occupies its slots at the origin.
-        for _ in range(cost - 1):
-            self.trail.append(s)
-        if to is not None:
-            self.fugitive = to
-            self.visited.add(to)
-        self.trail.append(self.fugitive)
-        self.slots += cost
+        self._check_free(to, action)
+        self.extreme = action
+
+    def _go_offline(self) -> None:
+        if self.turn == 0:
+            raise RuleError("OFFLINE in the head start: the first location is always handed over")
+        if self.offline:
+            raise RuleError("OFFLINE used twice (once a game)")
+        self.offline = 1
 
     # ------------------------------------------------------------------- team
     def _player(self, player: int) -> int:
@@ -374,9 +401,29 @@ class Game:
         pawn: int | None = None,
         by: str = "move",
     ) -> Any:
-        """Apply one hunt-team action; returns a Drone / Calls answer slot (or None)."""
+        """Apply one hunt-team action (raises :class:`RuleError` if illegal).
+
+        Parameters
+        ----------
+        action : str
+            One of :data:`TEAM_ACTIONS` or an alias (:data:`ALIASES`), any case.
+        to : list of int, int or None
+            The squares of the move, in order (a hunter's path, the van's 1 or 2 steps).
+        card : str, optional
+            The card played by ``CARD``: hunter, drone or calls.
+        player : int
+            The player (1-based) who plays the card.
+        pawn : int, optional
+            The hunter pawn (1 or 2) a hunter card moves.
+        by : str
+            How a hunter card moves: ``move``, ``transit`` or ``flight``.
+
+        Returns
+        -------
+        None
+            A Drone / Calls card is answered at the end of the turn.
+        """
         action = ALIASES.get(action.upper(), action.upper())
-        b = self.board
         if self.winner:
             raise RuleError(f"the game is over ({self.winner} won)")
         if self.turn == 0:
@@ -387,77 +434,93 @@ class Game:
             raise RuleError(f"the hunt team has only {self.rules.actions} actions a turn")
         path = [to] if isinstance(to, int) else list(to or [])
         if action == "VAN":
-            if not 1 <= len(path) <= self.rules.van_steps:
-                raise RuleError(f"VAN moves 1 or {self.rules.van_steps} steps, not {len(path)}")
-            here = self.van
-            for i, nxt in enumerate(path):
-                if i and (b.is_builtup[self.van] or b.is_builtup[here]):
-                    raise RuleError(
-                        f"VAN 2 steps through built-up {self.name(here if b.is_builtup[here] else self.van)}: 1 step inside a built-up area"
-                    )
-                self._step_ok(here, nxt, "VAN")
-                here = nxt
-            self.van = here
+            self._drive_van(path)
         elif action == "MOTORWAY":
-            if len(path) != 1:
-                raise RuleError("MOTORWAY needs one destination junction")
-            if self.van not in b.junctions:
-                raise RuleError(
-                    f"MOTORWAY from {self.name(self.van)}: the van is not on a junction"
-                )
-            if path[0] not in b.junction_adj.get(self.van, ()):
-                raise RuleError(
-                    f"MOTORWAY to {self.name(path[0])}: not the next junction from {self.name(self.van)}"
-                )
-            self.van = path[0]
+            self._take_motorway(path)
         else:
-            idx = self._player(player)
-            kind = card.lower() if isinstance(card, str) else ""
-            if kind not in CARD_TYPES:
-                raise RuleError(f"CARD {card!r} is not a card type ({', '.join(CARD_TYPES)})")
-            if kind not in self.hands[idx]:
-                raise RuleError(
-                    f"CARD {kind}: player {player} holds no {kind} card (hand: {', '.join(sorted(h for h in self.hands[idx] if h)) or 'empty'})"
-                )
-            answer = None
-            if kind == "hunter":
-                if pawn not in (1, 2):
-                    raise RuleError('CARD hunter needs "pawn": 1 or 2')
-                origin = self.hunters[pawn - 1]
-                origin = self.van if origin is None else origin
-                if by == "move":
-                    if not 1 <= len(path) <= self.rules.hunter_steps:
-                        raise RuleError(
-                            f"a hunter moves 1 or {self.rules.hunter_steps} steps, not {len(path)}"
-                        )
-                    here = origin
-                    for nxt in path:
-                        self._step_ok(here, nxt, "hunter")
-                        here = nxt
-                elif by in ("transit", "flight"):
-                    if len(path) != 1:
-                        raise RuleError(f"hunter {by} needs one destination square")
-                    here = path[0]
-                    if by == "transit":
-                        if origin not in b.cities or here not in b.rail_adj.get(origin, ()):
-                            raise RuleError(
-                                f"hunter transit {self.name(origin)}→{self.name(here)}: not two big cities joined by rail"
-                            )
-                    elif origin not in b.airfields or here not in b.airfields or here == origin:
-                        raise RuleError(
-                            f"hunter flight {self.name(origin)}→{self.name(here)}: not two airfields"
-                        )
-                else:
-                    raise RuleError(f'hunter "by" is {by!r}; use move, transit or flight')
-                self.hunters[pawn - 1] = here
-            else:
-                answer = (kind, self.team_actions + 1, self.rules.card(kind), self.van)
-                self.pending.append(answer)
-            self.hands[idx].remove(kind)
-            self.discard.append(kind)
-            self.played[idx] += 1
+            self._play_card(path, card, player, pawn, by)
         self.team_actions += 1
         return None
+
+    def _drive_van(self, path: list[int]) -> None:
+        b = self.board
+        if not 1 <= len(path) <= self.rules.van_steps:
+            raise RuleError(f"VAN moves 1 or {self.rules.van_steps} steps, not {len(path)}")
+        here = self.van
+        for i, nxt in enumerate(path):
+            if i and (b.is_builtup[self.van] or b.is_builtup[here]):
+                raise RuleError(
+                    f"VAN 2 steps through built-up {self.name(here if b.is_builtup[here] else self.van)}: 1 step inside a built-up area"
+                )
+            self._step_ok(here, nxt, "VAN")
+            here = nxt
+        self.van = here
+
+    def _take_motorway(self, path: list[int]) -> None:
+        b = self.board
+        if len(path) != 1:
+            raise RuleError("MOTORWAY needs one destination junction")
+        if self.van not in b.junctions:
+            raise RuleError(f"MOTORWAY from {self.name(self.van)}: the van is not on a junction")
+        if path[0] not in b.junction_adj.get(self.van, ()):
+            raise RuleError(
+                f"MOTORWAY to {self.name(path[0])}: not the next junction from {self.name(self.van)}"
+            )
+        self.van = path[0]
+
+    def _play_card(
+        self, path: list[int], card: str | None, player: int, pawn: int | None, by: str
+    ) -> None:
+        """Play a card from ``player``'s hand: move a hunter, or queue a Drone / Calls answer."""
+        idx = self._player(player)
+        kind = card.lower() if isinstance(card, str) else ""
+        if kind not in CARD_TYPES:
+            raise RuleError(f"CARD {card!r} is not a card type ({', '.join(CARD_TYPES)})")
+        if kind not in self.hands[idx]:
+            raise RuleError(
+                f"CARD {kind}: player {player} holds no {kind} card (hand: {', '.join(sorted(h for h in self.hands[idx] if h)) or 'empty'})"
+            )
+        if kind == "hunter":
+            if pawn not in (1, 2):
+                raise RuleError('CARD hunter needs "pawn": 1 or 2')
+            self.hunters[pawn - 1] = self._hunter_move(pawn, path, by)
+        else:
+            answer = (kind, self.team_actions + 1, self.rules.card(kind), self.van)
+            self.pending.append(answer)
+        self.hands[idx].remove(kind)
+        self.discard.append(kind)
+        self.played[idx] += 1
+
+    def _hunter_move(self, pawn: int, path: list[int], by: str) -> int:
+        """Where hunter ``pawn`` ends moving along ``path`` on foot, by transit or by flight."""
+        b = self.board
+        origin = self.hunters[pawn - 1]
+        origin = self.van if origin is None else origin
+        if by == "move":
+            if not 1 <= len(path) <= self.rules.hunter_steps:
+                raise RuleError(
+                    f"a hunter moves 1 or {self.rules.hunter_steps} steps, not {len(path)}"
+                )
+            here = origin
+            for nxt in path:
+                self._step_ok(here, nxt, "hunter")
+                here = nxt
+        elif by in ("transit", "flight"):
+            if len(path) != 1:
+                raise RuleError(f"hunter {by} needs one destination square")
+            here = path[0]
+            if by == "transit":
+                if origin not in b.cities or here not in b.rail_adj.get(origin, ()):
+                    raise RuleError(
+                        f"hunter transit {self.name(origin)}→{self.name(here)}: not two big cities joined by rail"
+                    )
+            elif origin not in b.airfields or here not in b.airfields or here == origin:
+                raise RuleError(
+                    f"hunter flight {self.name(origin)}→{self.name(here)}: not two airfields"
+                )
+        else:
+            raise RuleError(f'hunter "by" is {by!r}; use move, transit or flight')
+        return here
 
     # ------------------------------------------------------------- end of turn
     def end_turn(self) -> TurnResult:

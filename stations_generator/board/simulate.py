@@ -19,7 +19,7 @@ from stations_generator.board.players import (
     HuntTeamPlayer,
     RandomHuntTeam,
 )
-from stations_generator.board.rules import Game, HouseRules
+from stations_generator.board.rules import BoardGame, HouseRules
 
 __all__ = ["GameRecord", "play_game", "simulate", "wilson"]
 
@@ -47,9 +47,9 @@ def wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 
 class _Recorder:
-    """Wraps a Game to log every action as a game-log line."""
+    """Wraps a BoardGame to log every action as a game-log line."""
 
-    def __init__(self, game: Game, record: bool):
+    def __init__(self, game: BoardGame, record: bool):
         self.game, self.lines, self.record = game, [], record
         name = game.board.grid.name
         self._name = name
@@ -94,7 +94,7 @@ def play_game(
     """One computer-against-computer game."""
     rng = random.Random(seed)
     deck_seed = rng.randrange(1 << 30)
-    game = Game(board, rules, start, team, deck_seed)
+    game = BoardGame(board, rules, start, team, deck_seed)
     rec = _Recorder(game, record)
     fugitive = FugitivePlayer(graphs, rng.randrange(1 << 30))
     team_ai = (HuntTeamPlayer if hunters == "computer" else RandomHuntTeam)(

@@ -33,6 +33,7 @@ start square is always passable (the road, station or prison is there).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -387,97 +388,41 @@ def compute_terrain(
     thresholds: Thresholds,
     max_starts: int = 6,
 ) -> TerrainResult:
-    """Derive every square's terrain and the board's graphs (see the module docstring)."""
-    fwd = project(grid.epsg)
+    """Derive every square's terrain and the board's graphs (see the module docstring).
+
+    Parameters
+    ----------
+    grid : Grid
+        The board's grid (from :func:`make_grid`).
+    area : BaseGeometry
+        The play area, projected into the grid's CRS.
+    features : MapFeatures
+        The OSM features in WGS84 lon/lat.
+    thresholds : Thresholds
+        The numbers of the terrain rules.
+    max_starts : int
+        Most start locations when named landmarks stand in for prisons.
+
+    Returns
+    -------
+    TerrainResult
+        The per-square arrays and the junction, rail and start lists.
+    """
     cells = _cells(grid)
     on_board = coverage(grid, cells, [area]) >= thresholds.area_share
-
-    def xy(p: Place) -> tuple[float, float]:
-        return fwd(p.lon, p.lat)
-
-    def square_of(p: Place) -> int | None:
-        s = grid.locate(*xy(p))
-        return s if s is not None and on_board[s] else None
-
-    # Motorways: crossing squares and the junction graph (node coordinates kept exact).
-    motorway = np.zeros(grid.size, dtype=bool)
-    mw_proj = [[fwd(*c) for c in way] for way in features.motorways if len(way) >= 2]
-    if mw_proj:
-        lines = np.array([LineString(w) for w in mw_proj], dtype=object)
-        cell_idx, _ = shapely.STRtree(lines).query(cells, predicate="intersects")
-        motorway[np.unique(cell_idx)] = True
-    motorway &= on_board
-    junction_nodes, junctions = _junction_clusters(
-        grid, on_board, features.junctions, fwd, thresholds.junction_merge_m
-    )
-    mw_graph = mw_proj + [
-        [fwd(*c) for c in way] for way in features.motorway_links if len(way) >= 2
-    ]
-    motorway_edges = _junction_graph(grid, mw_graph, junction_nodes)
-
-    # Cities and airfields.
-    cities: dict[int, str] = {}
-    city_xy: dict[int, tuple[float, float]] = {}
-    for p in sorted(features.places, key=lambda p: (-p.population, p.name, p.osm)):
-        big = p.kind == "city" or (
-            p.kind == "town"
-            and thresholds.town_population is not None
-            and p.population >= thresholds.town_population
-        )
-        s = square_of(p)
-        if big and s is not None and s not in cities:
-            cities[s] = p.name
-            city_xy[s] = xy(p)
+    at = _Locator(grid, project(grid.epsg), on_board)
+    motorway, junctions, motorway_edges = _motorways(at, cells, features, thresholds)
+    cities, city_xy = _cities(at, features.places, thresholds.town_population)
     airfields: dict[int, str] = {}
     for p in sorted(features.airfields, key=lambda p: (p.name, p.osm)):
-        s = square_of(p)
+        s = at.square_of(p)
         if s is not None and s not in airfields:
             airfields[s] = p.name
-
-    # Coverage.
-    water_geoms = [project_geometry(g, grid.epsg) for g in features.water]
-    coast = [[fwd(*c) for c in w] for w in features.coastline if len(w) >= 2]
-    # A square's water share: the larger of inland water (exact) and sea (sampled).
-    water = np.round(np.maximum(coverage(grid, cells, water_geoms), sea_share(grid, coast)), 4)
-    forest = np.round(
-        coverage(grid, cells, [project_geometry(g, grid.epsg) for g in features.forest]), 4
-    )
-    builtup = np.round(
-        coverage(grid, cells, [project_geometry(g, grid.epsg) for g in features.builtup]), 4
-    )
-
-    # Rail links.
-    stations = [xy(s) for s in features.stations]
-    rail = [[fwd(*c) for c in w] for w in features.rail if len(w) >= 2]
+    water, forest, builtup = _coverages(grid, cells, features, at.fwd)
+    stations = [at.xy(s) for s in features.stations]
+    rail = [[at.fwd(*c) for c in w] for w in features.rail if len(w) >= 2]
     rail_links = _rail_links(city_xy, stations, rail, thresholds.station_radius_m)
-
-    # Starts: prisons, else named landmarks spread over the board.
-    starts: list[tuple[int, str, str]] = []
-    seen: set[int] = set()
-    for p in sorted(features.prisons, key=lambda p: (p.name, p.osm)):
-        s = square_of(p)
-        if s is not None and s not in seen and p.name:
-            starts.append((s, p.name, "prison"))
-            seen.add(s)
-    note = None
-    if len(starts) < 2:
-        extra = []
-        # Landmarks first; places (town, village, …) only if landmarks are too few.
-        pool = sorted(features.landmarks, key=lambda p: (p.kind, p.name, p.osm))
-        if len({square_of(p) for p in pool} - {None}) < 2:
-            pool += sorted(features.places, key=lambda p: (-p.population, p.name, p.osm))
-        for p in pool:
-            s = square_of(p)
-            if s is not None and s not in seen and p.name:
-                extra.append((s, p.name, p.kind or "landmark"))
-                seen.add(s)
-        extra.sort(key=lambda c: c[0])
-        picked = _spread(extra, grid, max(0, max_starts - len(starts)))
-        note = (
-            f"{len(starts)} prison(s) on the board; "
-            f"{len(picked)} named landmark(s) added as start locations"
-        )
-        starts = sorted(starts + picked, key=lambda c: c[0])
+    starts, note = _starts(at, features, max_starts)
     return TerrainResult(
         grid=grid,
         on_board=on_board,
@@ -493,3 +438,107 @@ def compute_terrain(
         starts=starts,
         start_note=note,
     )
+
+
+@dataclass(frozen=True)
+class _Locator:
+    """Projects places into the grid and finds their square on the board."""
+
+    grid: Grid
+    fwd: Callable[[float, float], tuple[float, float]]
+    on_board: np.ndarray
+
+    def xy(self, p: Place) -> tuple[float, float]:
+        return self.fwd(p.lon, p.lat)
+
+    def square_of(self, p: Place) -> int | None:
+        """The square holding ``p``; None off the grid or off the board."""
+        s = self.grid.locate(*self.xy(p))
+        return s if s is not None and self.on_board[s] else None
+
+
+def _motorways(
+    at: _Locator, cells: np.ndarray, features: MapFeatures, thresholds: Thresholds
+) -> tuple[np.ndarray, dict[int, list[str]], list[tuple[int, int]]]:
+    """Motorway squares, junction squares and the junction graph (node coordinates exact)."""
+    grid, fwd = at.grid, at.fwd
+    motorway = np.zeros(grid.size, dtype=bool)
+    mw_proj = [[fwd(*c) for c in way] for way in features.motorways if len(way) >= 2]
+    if mw_proj:
+        lines = np.array([LineString(w) for w in mw_proj], dtype=object)
+        cell_idx, _ = shapely.STRtree(lines).query(cells, predicate="intersects")
+        motorway[np.unique(cell_idx)] = True
+    motorway &= at.on_board
+    junction_nodes, junctions = _junction_clusters(
+        grid, at.on_board, features.junctions, fwd, thresholds.junction_merge_m
+    )
+    mw_graph = mw_proj + [
+        [fwd(*c) for c in way] for way in features.motorway_links if len(way) >= 2
+    ]
+    return motorway, junctions, _junction_graph(grid, mw_graph, junction_nodes)
+
+
+def _cities(
+    at: _Locator, places: list[Place], town_population: int | None
+) -> tuple[dict[int, str], dict[int, tuple[float, float]]]:
+    """Big cities: ``(square → name, square → projected centre)``, most populous first."""
+    cities: dict[int, str] = {}
+    city_xy: dict[int, tuple[float, float]] = {}
+    for p in sorted(places, key=lambda p: (-p.population, p.name, p.osm)):
+        big = p.kind == "city" or (
+            p.kind == "town" and town_population is not None and p.population >= town_population
+        )
+        s = at.square_of(p)
+        if big and s is not None and s not in cities:
+            cities[s] = p.name
+            city_xy[s] = at.xy(p)
+    return cities, city_xy
+
+
+def _coverages(
+    grid: Grid, cells: np.ndarray, features: MapFeatures, fwd: Callable
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Water, forest and built-up shares per square, rounded to 4 decimals."""
+    water_geoms = [project_geometry(g, grid.epsg) for g in features.water]
+    coast = [[fwd(*c) for c in w] for w in features.coastline if len(w) >= 2]
+    # A square's water share: the larger of inland water (exact) and sea (sampled).
+    water = np.round(np.maximum(coverage(grid, cells, water_geoms), sea_share(grid, coast)), 4)
+    forest = np.round(
+        coverage(grid, cells, [project_geometry(g, grid.epsg) for g in features.forest]), 4
+    )
+    builtup = np.round(
+        coverage(grid, cells, [project_geometry(g, grid.epsg) for g in features.builtup]), 4
+    )
+    return water, forest, builtup
+
+
+def _starts(
+    at: _Locator, features: MapFeatures, max_starts: int
+) -> tuple[list[tuple[int, str, str]], str | None]:
+    """Start locations: prisons, else named landmarks spread over the board (and a note)."""
+    starts: list[tuple[int, str, str]] = []
+    seen: set[int] = set()
+    for p in sorted(features.prisons, key=lambda p: (p.name, p.osm)):
+        s = at.square_of(p)
+        if s is not None and s not in seen and p.name:
+            starts.append((s, p.name, "prison"))
+            seen.add(s)
+    if len(starts) >= 2:
+        return starts, None
+    extra = []
+    # Landmarks first; places (town, village, …) only if landmarks are too few.
+    pool = sorted(features.landmarks, key=lambda p: (p.kind, p.name, p.osm))
+    if len({at.square_of(p) for p in pool} - {None}) < 2:
+        pool += sorted(features.places, key=lambda p: (-p.population, p.name, p.osm))
+    for p in pool:
+        s = at.square_of(p)
+        if s is not None and s not in seen and p.name:
+            extra.append((s, p.name, p.kind or "landmark"))
+            seen.add(s)
+    extra.sort(key=lambda c: c[0])
+    picked = _spread(extra, at.grid, max(0, max_starts - len(starts)))
+    note = (
+        f"{len(starts)} prison(s) on the board; "
+        f"{len(picked)} named landmark(s) added as start locations"
+    )
+    return sorted(starts + picked, key=lambda c: c[0]), note

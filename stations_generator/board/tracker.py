@@ -5,7 +5,7 @@ made exact for this game: a hypothesis is the fugitive's whole hidden state —
 square, the squares it has marked (a bitmask: never the same square twice), the
 public-transport rides and extreme transport spent, the OFFLINE state, whether it
 hitchhiked this turn, an extreme move in progress. Each action slot expands every
-hypothesis by every legal action (the same rules as :class:`~.rules.Game`); what
+hypothesis by every legal action (the same rules as :class:`~.rules.BoardGame`); what
 the hunters observe filters them: Drone and Calls answers at their slot, the
 van's and hunters' squares at the end of a turn (the fugitive was not caught), the
 reveal (or its absence: OFFLINE was used this turn).

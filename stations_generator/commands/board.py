@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from stations_generator.cli import CONTEXT
-from stations_generator.commands.params import overpass_options
+from stations_generator.commands.options import CONTEXT, overpass_options
 
 SHARE = click.FloatRange(0.0, 1.0)
 
@@ -145,8 +144,8 @@ def generate(
     if osm_file is None:
         from stations_generator.osm import overpass
 
-        client = overpass.OverpassClient(
-            overpass_urls or overpass.DEFAULT_ENDPOINTS,
+        client = overpass.client(
+            overpass_urls,
             timeout=overpass_timeout,
             cache_dir=cache_dir,
             use_cache=not no_cache,
@@ -216,6 +215,10 @@ def play(console, board_file, log_file, neighbours, cards, as_json) -> None:
 
     An illegal action stops with one line naming the rule, e.g.
     "turn 7, action 3: HITCHHIKE used twice this turn (once a turn) (line 40)", exit 6.
+
+    \b
+    Example (a log written by `board simulate --log`):
+      stations-generator board play out/board/board.json out/board/game.jsonl
     """
     from stations_generator.board.build import load_board
     from stations_generator.board.gamelog import read_log, referee
@@ -293,6 +296,11 @@ def track(
     reveals (or their absence after OFFLINE), Drone and Calls answers, and its own
     van and hunters. It prints the squares possible now and at the end of the
     coming turn.
+
+    \b
+    Example:
+      stations-generator board track out/board/board.json out/board/game.jsonl \\
+        --after-turn 4 --map out/board/track.html
     """
     from stations_generator.board.build import load_board
     from stations_generator.board.gamelog import read_log, referee
@@ -406,6 +414,11 @@ def simulate(
 
     A balance check for a board: a start the fugitive (nearly) always wins or
     always loses from is a bad start.
+
+    \b
+    Example:
+      stations-generator board simulate out/board/board.json --games 60 --seed 3 \\
+        --log out/board/game.jsonl
     """
     from stations_generator.board.build import load_board
     from stations_generator.board.simulate import simulate as run

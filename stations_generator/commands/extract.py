@@ -7,8 +7,10 @@ from pathlib import Path
 
 import click
 
-from stations_generator.cli import CONTEXT, Console
+from stations_generator.commands.console import Console
+from stations_generator.commands.options import CONTEXT
 from stations_generator.errors import InputError
+from stations_generator.settings import CACHE_DIR_ENV
 
 
 @click.group(context_settings=CONTEXT)
@@ -34,7 +36,7 @@ def extract() -> None:
 @click.option(
     "--cache-dir",
     type=click.Path(path_type=Path),
-    envvar="STATIONS_GENERATOR_CACHE_DIR",
+    envvar=CACHE_DIR_ENV,
     help="Cache folder (the extract cache is its 'extracts' folder) [default: the user "
     "cache dir; env STATIONS_GENERATOR_CACHE_DIR].",
 )
@@ -49,10 +51,10 @@ def index(console: Console, extract_file: Path, category_files, cache_dir: Path 
       stations-generator extract index netherlands-latest.osm.pbf
     """
     from stations_generator.core.catalogue import load_catalogue
-    from stations_generator.osm import extracts, layers
+    from stations_generator.osm import extract_io, layers
     from stations_generator.osm.extract_cache import ExtractCache
 
-    extracts._open(extract_file)  # one clear line for a missing or unknown file
+    extract_io.open_extract(extract_file)  # one clear line for a missing or unknown file
     catalogue = load_catalogue(category_files)
     cache = ExtractCache(
         Path(cache_dir) / "extracts" if cache_dir is not None else None,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from stations_generator.app.gamefile import LoadedGame, load_cost_questions, parse_lat_lon
+from stations_generator.app.game_loader import LoadedGame, load_cost_questions
 from stations_generator.app.games import (  # noqa: F401  (re-exported: the commands' steps live in games.py)
     APPLY_FILES,
     ELIMINATION_HTML,
@@ -24,14 +24,15 @@ from stations_generator.app.games import (  # noqa: F401  (re-exported: the comm
     zone_payload,
     zones_geojson,
 )
-from stations_generator.app.taibeled_game import MapSources
+from stations_generator.app.map_context import MapSources, map_sources
+from stations_generator.commands.options import CONTEXT
 from stations_generator.core.questions.game import Elimination, Game, ZoneStatus
 from stations_generator.core.questions.geometry import QuestionError
 from stations_generator.core.questions.rules import cost_ledger
 from stations_generator.errors import InputError
 from stations_generator.formats.atomic import output_set
-
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+from stations_generator.formats.gamefile import parse_lat_lon
+from stations_generator.settings import CACHE_DIR_ENV, OVERPASS_URL_ENV
 
 _game_arg = click.argument("game", type=click.Path(path_type=Path))
 _MAP_OPTIONS = [
@@ -57,14 +58,14 @@ _MAP_OPTIONS = [
         "--overpass-url",
         "overpass_urls",
         multiple=True,
-        envvar="STATIONS_GENERATOR_OVERPASS_URL",
+        envvar=OVERPASS_URL_ENV,
         help="Overpass endpoint for a taibeled play area stored as an OSM id that no --osm file "
         "holds, and for places when no --osm is given (env STATIONS_GENERATOR_OVERPASS_URL).",
     ),
     click.option(
         "--cache-dir",
         type=click.Path(path_type=Path),
-        envvar="STATIONS_GENERATOR_CACHE_DIR",
+        envvar=CACHE_DIR_ENV,
         help="Overpass cache folder [default: the user cache dir; env STATIONS_GENERATOR_CACHE_DIR].",
     ),
     click.option(
@@ -81,18 +82,6 @@ def _osm_opt(f):
 
 
 def _sources(console, options: dict) -> MapSources:
-    from stations_generator.osm import overpass
-
-    urls = tuple(u for text in options.get("overpass_urls") or () for u in str(text).split())
-
-    def client() -> overpass.OverpassClient:
-        return overpass.OverpassClient(
-            urls or overpass.DEFAULT_ENDPOINTS,
-            cache_dir=options.get("cache_dir"),
-            use_cache=not options.get("no_cache"),
-            log=console.detail,
-        )
-
     from stations_generator.osm import layers
     from stations_generator.osm.extract_cache import ExtractCache
 
@@ -105,11 +94,14 @@ def _sources(console, options: dict) -> MapSources:
                 )
             )
         )
-    return MapSources(
-        osm=tuple(options.get("osm_files") or ()),
-        play_area=options.get("play_area"),
-        stations=options.get("stations_file"),
-        overpass=client,
+    return map_sources(
+        options.get("osm_files") or (),
+        options.get("play_area"),
+        options.get("stations_file"),
+        overpass_urls=options.get("overpass_urls") or (),
+        cache_dir=options.get("cache_dir"),
+        use_cache=not options.get("no_cache"),
+        log=console.detail,
         say=console.info,
     )
 
@@ -148,7 +140,12 @@ def questions() -> None:
 @_osm_opt
 @click.pass_obj
 def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, **options) -> None:
-    """Remaining area and possible hiding zones after every question."""
+    """Remaining area and possible hiding zones after every question.
+
+    \b
+    Example (the bundled Helsinki game, offline):
+      stations-generator questions apply examples/helsinki-game/game.json -o out/helsinki --map
+    """
     # The folder is locked from here on; its files appear together, or not at all.
     with output_set(output_dir, APPLY_FILES) as outputs:
         g, elimination, zones, texts = _apply_outputs(console, game, html_map, options)
@@ -183,7 +180,12 @@ def _apply_outputs(
 def answer_cmd(
     console, game: Path, hider: str, station_id: str | None, as_json: bool, **options
 ) -> None:
-    """Answer every question truthfully for a hider (the same geometry the seekers use)."""
+    """Answer every question truthfully for a hider (the same geometry the seekers use).
+
+    \b
+    Example:
+      stations-generator questions answer examples/helsinki-game/game.json --hider 60.1665,24.9490
+    """
     lon, lat = parse_lat_lon(hider, "--hider")  # before the (slow) game load
     g = _load_for_answers(game, console, options).game
     if all(q.answer is not None for q in g.questions) and g.covers(lon, lat):
@@ -206,6 +208,10 @@ def cost_cmd(console, game: Path, as_json: bool, **options) -> None:
     """Cards the hider draws and picks for each question, repeated questions costing more.
 
     A taibeled question list or single question needs no map here.
+
+    \b
+    Example:
+      stations-generator questions cost examples/helsinki-game/game.json
     """
     try:
         questions = load_cost_questions(game, _sources(console, options))
@@ -250,7 +256,12 @@ def zones() -> None:
 def check_cmd(
     console, game: Path, station_id: str | None, at: str | None, as_json: bool, **options
 ) -> None:
-    """Is this hiding zone valid? Names each question that rules it out. Exit 0 valid, 1 not."""
+    """Is this hiding zone valid? Names each question that rules it out. Exit 0 valid, 1 not.
+
+    \b
+    Example:
+      stations-generator zones check examples/helsinki-game/game.json --station Senaatintori
+    """
     if (station_id is None) == (at is None):
         raise click.UsageError("give exactly one of --station ID or --at LAT,LON")
     point = parse_lat_lon(at, "--at") if at is not None else None  # before the game load

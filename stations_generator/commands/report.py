@@ -15,7 +15,7 @@ import click
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from stations_generator.commands.params import METRES
+from stations_generator.commands.options import CONTEXT, METRES
 from stations_generator.core.catalogue import load_catalogue
 from stations_generator.core.geo.coverage import check_coverage
 from stations_generator.core.questions.availability import (
@@ -32,8 +32,6 @@ from stations_generator.errors import InputError
 from stations_generator.formats.atomic import output_set
 from stations_generator.formats.playarea import load_polygons
 from stations_generator.osm import sources
-
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def _reading_box(area: BaseGeometry, margin_m: float) -> BaseGeometry:

@@ -8,10 +8,8 @@ from pathlib import Path
 
 import click
 
-from stations_generator.commands.params import FiniteFloat, overpass_options
+from stations_generator.commands.options import CONTEXT, FiniteFloat, overpass_options
 from stations_generator.errors import InputError
-
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def _files(paths, flag: str) -> tuple[Path, ...]:

@@ -1,6 +1,6 @@
 """Game size from the net play area, and what follows from it.
 
-S < 259 km² ≤ M < 2590 km² ≤ L (100 mi² and 1000 mi², DESIGN.md §1).
+S < 259 km² ≤ M < 2590 km² ≤ L (100 mi² and 1000 mi², the game's rules).
 """
 
 from __future__ import annotations

@@ -1,16 +1,12 @@
-"""Atomic writes: one file, or a command's whole set of files at once.
+"""A command's whole set of output files, written at once or not at all.
 
-One file
---------
-:func:`atomic_write_bytes` / :func:`atomic_write_text` write to a temporary file in
-the target's folder, fsync it and move it over the target with :func:`os.replace`: a
-reader (or a crash) sees the old file or the complete new one, never a half-written one.
+:func:`atomic_write_bytes` / :func:`atomic_write_text` (one file, from
+:mod:`stations_generator.formats.atomic_file`) are importable from here too.
 
 A set of files
 --------------
 A command's files belong together: ``stations.geojson``, ``.csv``, ``.kml``,
 ``candidates.geojson`` and ``stations.html`` of one ``generate`` run describe one map.
-A folder holding the GeoJSON of one run and the KML of another is worse than no output.
 :func:`output_set` makes a run's files appear whole or not at all::
 
     with output_set("out/liechtenstein", owned=["stations.geojson", "stations.html"]) as out:
@@ -22,52 +18,33 @@ A folder holding the GeoJSON of one run and the KML of another is worse than no 
 
 ``owned`` lists every file the command may write, relative to ``folder`` (entries may
 lie in other folders, e.g. ``report -o a/report.json --html b/report.html``). A run
-replaces the owned files of an earlier run: the ones it writes, and removes the ones it
-does not write this time. Nothing else in the folder is touched, so ``-o .`` and a
-folder shared by several commands (``generate``, ``report``, ``calibrate``) are safe.
+replaces the owned files of an earlier run and removes the ones it does not write this
+time. Nothing else in the folder is touched, so ``-o .`` and a folder shared by several
+commands are safe. That is also why the set is not swapped in as a whole folder: the
+output folder is not the command's own.
 
-How, step by step
-~~~~~~~~~~~~~~~~~
-1. **Lock.** Entering takes an exclusive, non-blocking ``flock`` on
-   ``FOLDER/.stations-generator/lock`` (the file holds the pid, for the message). A
-   second run into the folder fails at once with :class:`~stations_generator.errors.OutputBusyError`
-   ("another stations-generator run (pid 1234) is writing to out/x; wait for it or choose
-   another -o"). The kernel drops the lock when its process dies, even by SIGKILL, so a
-   stale lock never blocks anyone.
-2. **Recover.** Under the lock, whatever an interrupted run left is finished first: a
-   committed journal is rolled forward, uncommitted staging is deleted.
-3. **Stage.** Each write goes to ``FOLDER/.stations-generator/<run>/NAME`` (the target's
-   own file system, so the final rename is atomic) and is fsynced. A full disk gives
-   :class:`~stations_generator.errors.OutputError` naming the file; the staging is removed.
-4. **Commit.** On a clean exit from the ``with`` block a journal, listing the renames and
-   the stale owned files to remove, is written to a temporary file, fsynced and renamed
-   to ``<run>.journal``: that rename is the commit point. Then each staged file is renamed
-   over its target, stale owned files are removed, the folder is fsynced, and the journal
-   and the staging folder are deleted. Before the commit point, any crash leaves the old
-   set; after it, the next run or reader in the folder completes the new set (replaying a
-   journal is idempotent: a staged file that is gone was already moved).
-5. **Tidy.** The lock file and the state folder are removed at the end, so a finished
-   run leaves nothing but its outputs.
+Stage, then rename
+~~~~~~~~~~~~~~~~~~
+Each folder of the set gets a hidden ``.stations-generator`` folder while the run lasts:
 
-Why this mechanism and not another: swapping a whole folder (a sibling folder renamed
-into place, or ``renameat2(RENAME_EXCHANGE)``) is atomic even under SIGKILL, but it
-replaces everything in the folder, and the output folder is not the command's own: the
-README's ``out/liechtenstein`` gets ``report.json``, ``report.html`` and
-``calibration/`` from other commands, and users pass ``-o .``. A manifest written last
-would only let this package's readers skip an incomplete set, while Google My Maps,
-QGIS or a browser would still open a mix. The journal keeps every output a plain file in
-the user's folder; a mix is on disk only between the commit point and the last rename
-(a few renames, well under a millisecond), and only if the process is killed with
-SIGKILL in that window, until the next run or reader in the folder rolls it forward.
+1. **Lock**: an exclusive, non-blocking ``flock`` on ``.stations-generator/lock`` (which
+   holds the pid, for the message). A second run fails at once with
+   :class:`~stations_generator.errors.OutputBusyError`; the kernel drops the lock when
+   its process dies, even by SIGKILL.
+2. **Recover**: what a killed run left there is finished (committed) or deleted.
+3. **Stage**: each file is written, fsynced, to ``.stations-generator/<run>/NAME`` (the
+   target's own file system, so the rename is atomic). In the other folders of a
+   two-folder set, ``<run>.home`` names the first folder.
+4. **Commit**: ``<run>.set`` (the stale owned files to remove, per folder) is written
+   atomically into the first folder's ``.stations-generator``: that rename is the commit
+   point. The staged files are then renamed into place, stale files removed, and the
+   record and the state folders deleted.
 
-Signals: while a set is open, SIGINT, SIGTERM and SIGHUP (where their handler is the
-default) raise :class:`KeyboardInterrupt` / ``SystemExit(128 + signal)``, so the
-staging is removed on the way out. During the commit and the clean-up they are held
-and raised once it has finished (the set on disk is then whole).
-
-Readers: :func:`reading` wraps the reading of files of a set (``map``, ``roll``,
-``route`` read ``stations.geojson``): it rolls an interrupted commit forward, waits
-while a commit is in progress, and checks that no file changed while it was read.
+A crash before the commit point leaves the old set; after it, the next run or reader of
+any of the set's folders finishes the new one (the renames of a committed stage can be
+repeated). SIGINT, SIGTERM and SIGHUP are held by the kernel while a set opens, commits
+or cleans up; where their action is the default they raise instead of killing, so a
+run they stop removes its staging. :func:`reading` lets a reader wait out a commit.
 """
 
 from __future__ import annotations
@@ -80,14 +57,19 @@ import secrets
 import shutil
 import signal
 import stat
-import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from stations_generator.errors import InputError, OutputBusyError, OutputError
+from stations_generator.formats.atomic_file import (
+    atomic_write_bytes,
+    atomic_write_text,
+    check_bytes,
+    fsync_directory,
+)
 
 try:  # POSIX
     import fcntl
@@ -108,149 +90,31 @@ __all__ = [
 #: (or after a run was killed, until the next run or reader tidies it).
 STATE_DIR = ".stations-generator"
 _LOCK = "lock"
-_COMMIT_LOCK = "commit.lock"
-_JOURNAL = ".journal"
-_POINTER = ".primary"
+_RECORD = ".set"  # <run>.set: the commit record, in the set's first folder
+_HOME = ".home"  # <run>.home: the path of the first folder, in the set's other folders
 _FORMAT = "stations-generator output set"
+_RECOVERING = "recovering"
 
 #: Seconds a run waits for a folder another process holds only briefly (a reader
-#: rolling a journal forward) before it reports the folder as busy; a folder a live
-#: run holds is reported at once.
+#: finishing a killed run's commit) before it reports the folder as busy; a folder a
+#: live run holds is reported at once.
 LOCK_WAIT_S = 1.0
-#: Seconds a commit or a reader waits for the other to finish its few milliseconds.
+#: Seconds a reader waits for a commit (a few renames) to finish.
 COMMIT_WAIT_S = 60.0
 
-#: Test hook: called with the name of each step of the write phase ("staged", "journal",
-#: "renamed", ...). Tests kill the process at these points; it is None otherwise.
-_CHECKPOINT: Callable[[str], None] | None = None
-
-
-def _checkpoint(step: str) -> None:
-    if _CHECKPOINT is not None:
-        _CHECKPOINT(step)
+_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
 
 
 # --------------------------------------------------------------------------- #
-# One file
+# Locks and signals
 # --------------------------------------------------------------------------- #
 
 
-def _current_umask() -> int:
-    """Return the process umask without changing it where the platform allows."""
-    with contextlib.suppress(OSError, ValueError):
-        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split(":", 1)[1].strip(), 8)
-    # Portable fallback: briefly set and restore the umask.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _target_mode(path: Path) -> int:
-    """Permission bits the finished file should get.
-
-    An existing target keeps its permissions; a new file gets the ordinary
-    ``0o666 & ~umask`` (``tempfile.mkstemp`` would otherwise leave it ``0o600``).
-    """
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        return 0o666 & ~_current_umask()
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Best-effort fsync of a directory so the rename itself is durable."""
-    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
-    try:
-        fd = os.open(directory, flags)
-    except OSError:  # e.g. Windows cannot open directories
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically.
-
-    The bytes go to a temporary file in the same directory as ``path``, which is
-    flushed, fsynced and then moved over ``path`` with :func:`os.replace`. Missing
-    parent directories are created. On any error the temporary file is removed and
-    ``path`` is left untouched (absent, or with its previous content).
-
-    Parameters
-    ----------
-    path : Path
-        The destination file.
-    data : bytes
-        The complete new content.
-
-    Raises
-    ------
-    TypeError
-        If ``data`` is not bytes-like.
-    OSError
-        If the directory cannot be created or the file cannot be written/replaced.
-    """
-    if not isinstance(data, bytes | bytearray | memoryview):
-        raise TypeError(f"atomic_write_bytes needs bytes, got {type(data).__name__}")
-    path = Path(path)
-    parent = path.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    mode = _target_mode(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        with contextlib.suppress(OSError):  # e.g. filesystems without POSIX modes
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    _fsync_directory(parent)
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically as UTF-8.
-
-    No newline translation is done: every ``"\\n"`` in ``text`` is written as a
-    single LF byte on every platform, and no byte-order mark is added.
-
-    Parameters
-    ----------
-    path : Path
-        The destination file.
-    text : str
-        The complete new content.
-
-    Raises
-    ------
-    TypeError
-        If ``text`` is not a string.
-    OSError
-        See :func:`atomic_write_bytes`.
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"atomic_write_text needs str, got {type(text).__name__}")
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-# --------------------------------------------------------------------------- #
-# Locks
-# --------------------------------------------------------------------------- #
-
-
-def _flock(fd: int, *, exclusive: bool) -> bool:
-    """Try to lock ``fd`` without blocking; True when the lock is held."""
-    if fcntl is None:  # pragma: no cover - Windows: msvcrt locks are exclusive only
+def _flock(fd: int) -> bool:
+    """Try to lock ``fd`` exclusively without blocking; True when the lock is held."""
+    if fcntl is None:  # pragma: no cover - Windows
         import msvcrt
 
         try:
@@ -259,36 +123,31 @@ def _flock(fd: int, *, exclusive: bool) -> bool:
             return False
         return True
     try:
-        fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except (BlockingIOError, PermissionError):
         return False
     return True
 
 
-def _same_file(fd: int, path: Path) -> bool:
-    """Whether ``fd`` is still the file at ``path`` (not one unlinked meanwhile)."""
+def _try_lock(path: Path) -> int | None:
+    """Lock the file at ``path`` (created if missing) without waiting; its fd, or None.
+
+    None also when the file was unlinked (a finishing run tidying up) while this
+    process opened it. Raises FileNotFoundError when the folder is missing.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     try:
         mine, there = os.fstat(fd), os.stat(path)
     except OSError:
-        return False
-    return (mine.st_dev, mine.st_ino) == (there.st_dev, there.st_ino)
-
-
-def _lock_file(path: Path, *, exclusive: bool, create: bool) -> int | None:
-    """Lock the file at ``path`` once, without waiting; the fd, or None if it is busy.
-
-    Raises FileNotFoundError when the file (or its folder) is missing and ``create``
-    is false, or the folder is missing.
-    """
-    flags = (os.O_RDWR | os.O_CREAT) if create else os.O_RDONLY
-    fd = os.open(path, flags, 0o666)
-    if _flock(fd, exclusive=exclusive) and _same_file(fd, path):
+        there = None
+    if (
+        _flock(fd)
+        and there is not None
+        and (mine.st_dev, mine.st_ino) == (there.st_dev, there.st_ino)
+    ):
         return fd
     os.close(fd)
     return None
-
-
-_RECOVERING = "recovering"
 
 
 def _holder(state: Path) -> tuple[int | None, bool]:
@@ -297,135 +156,59 @@ def _holder(state: Path) -> tuple[int | None, bool]:
         words = (state / _LOCK).read_text(encoding="ascii").split()
         pid = int(words[0])
     except (OSError, ValueError, IndexError):
-        return None, False
+        return None, False  # the holder has not written its pid yet
     if _RECOVERING in words[1:]:
         return pid, False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return pid, False  # the pid of a run that ended: the holder has not written yet
-    except (PermissionError, OSError):
+    except OSError:
         pass  # alive, another user's
     return pid, True
 
 
-# --------------------------------------------------------------------------- #
-# Signals
-# --------------------------------------------------------------------------- #
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Let the kernel hold SIGINT/SIGTERM/SIGHUP until the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-class _Signals:
-    """SIGINT/SIGTERM/SIGHUP as exceptions while a set is open; held in critical steps.
+def _stop(number: int, _frame: object) -> None:
+    if number == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise SystemExit(128 + number)
 
-    A signal whose handler is the default becomes :class:`KeyboardInterrupt` (SIGINT)
-    or ``SystemExit(128 + n)``; a handler the program installed is still called, but
-    never in the middle of a commit or a clean-up. Ignored signals stay ignored.
-    """
 
-    NAMES = ("SIGINT", "SIGTERM", "SIGHUP")
-
-    def __init__(self) -> None:
-        self.previous: dict[int, object] = {}
-        self.critical = 0
-        self.pending: int | None = None
-
-    def install(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return  # only the main thread may set handlers; its caller handles signals
-        for name in self.NAMES:
-            number = getattr(signal, name, None)
-            if number is None:
-                continue
-            current = signal.getsignal(number)
-            if current is signal.SIG_IGN or current is None:
-                continue
-            self.previous[number] = current
-            signal.signal(number, self._handle)
-
-    def restore(self) -> None:
-        for number, handler in self.previous.items():
+@contextlib.contextmanager
+def _signals_raise() -> Iterator[None]:
+    """SIGINT/SIGTERM/SIGHUP at their default action raise in the block, not kill."""
+    changed: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():  # only it may set handlers
+        for number in _SIGNALS:
+            if signal.getsignal(number) == signal.SIG_DFL:
+                changed[number] = signal.signal(number, _stop)
+    try:
+        yield
+    finally:
+        for number, handler in changed.items():
             signal.signal(number, handler)  # type: ignore[arg-type]
 
-    def _handle(self, number: int, frame: object) -> None:
-        if self.critical:
-            self.pending = self.pending or number
-            return
-        self._raise(number, frame)
-
-    def _raise(self, number: int, frame: object = None) -> None:
-        handler = self.previous.get(number)
-        if callable(handler) and handler is not signal.default_int_handler:
-            handler(number, frame)  # the program's own handler
-            return
-        if number == signal.SIGINT:
-            raise KeyboardInterrupt
-        raise SystemExit(128 + number)
-
-    @contextlib.contextmanager
-    def held(self) -> Iterator[None]:
-        """Hold signals until the block ends, then raise the first one that came."""
-        self.critical += 1
-        try:
-            yield
-        finally:
-            self.critical -= 1
-            if not self.critical and self.pending is not None:
-                number, self.pending = self.pending, None
-                self._raise(number)
-
 
 # --------------------------------------------------------------------------- #
-# Journals and recovery
+# Commit records and recovery
 # --------------------------------------------------------------------------- #
 
 
-def _key(folder: Path) -> str:
+def _key(folder: Path | str) -> str:
     return os.path.normcase(os.path.abspath(folder))
-
-
-def _read_journal(path: Path) -> dict | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("format") != _FORMAT:
-        return None
-    if not isinstance(data.get("folders"), list):
-        return None
-    return data
-
-
-def _part(journal: dict, folder: Path) -> dict | None:
-    """The journal's entry for ``folder`` (by path; the only one if the folder moved)."""
-    parts = [p for p in journal["folders"] if isinstance(p, dict)]
-    for part in parts:
-        if part.get("path") == _key(folder):
-            return part
-    return parts[0] if len(parts) == 1 else None
-
-
-def _names(part: dict, what: str) -> list[str]:
-    names = part.get(what)
-    if not isinstance(names, list):
-        return []
-    # Only plain names: a journal never moves anything out of its folder.
-    return [n for n in names if isinstance(n, str) and n and os.path.basename(n) == n]
-
-
-def _apply(folder: Path, run: str, part: dict) -> None:
-    """Move one folder's staged files into place and remove its stale files (idempotent)."""
-    stage = folder / STATE_DIR / run
-    for name in _names(part, "rename"):
-        with contextlib.suppress(FileNotFoundError):  # already moved
-            os.replace(stage / name, folder / name)
-        _checkpoint("renamed")
-    for name in _names(part, "remove"):
-        target = folder / name
-        if target.is_file() or target.is_symlink():
-            with contextlib.suppress(FileNotFoundError):
-                target.unlink()
-        _checkpoint("removed")
-    _fsync_directory(folder)
 
 
 def _discard(path: Path) -> None:
@@ -437,76 +220,107 @@ def _discard(path: Path) -> None:
             path.unlink()
 
 
-def _recover(folder: Path) -> bool:
-    """Finish or undo what interrupted runs left in ``folder`` (its run lock held).
+def _read_record(path: Path) -> dict[str, list[str]] | None:
+    """A commit record: stale file names by folder key; None if absent or unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != _FORMAT:
+        return None
+    folders = data.get("folders")
+    if not isinstance(folders, dict):
+        return None
+    # Only plain names: a record never removes anything outside its folder.
+    return {
+        str(key): [n for n in names if isinstance(n, str) and n and os.path.basename(n) == n]
+        for key, names in folders.items()
+        if isinstance(names, list)
+    }
 
-    Returns whether anything was found.
+
+def _part(record: dict[str, list[str]], folder: Path) -> list[str] | None:
+    """The stale names of ``folder`` in ``record`` (by path; the only part if it moved)."""
+    if _key(folder) in record:
+        return record[_key(folder)]
+    return next(iter(record.values())) if len(record) == 1 else None
+
+
+def _apply(folder: Path, stage: Path, stale: list[str]) -> None:
+    """Move every staged file of a committed set into place and remove the stale ones.
+
+    Idempotent: a staged file that is gone was moved already.
+    """
+    for staged in sorted(stage.iterdir()):
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(staged, folder / staged.name)
+    for name in stale:
+        target = folder / name
+        if target.is_file() or target.is_symlink():
+            with contextlib.suppress(FileNotFoundError):
+                target.unlink()
+    fsync_directory(folder)
+
+
+def _recover(folder: Path) -> bool:
+    """Finish or undo what killed runs left in ``folder`` (its lock held).
+
+    A committed stage is moved into place, an uncommitted one deleted; a record is
+    deleted once no folder of its set still has a stage. Returns whether anything
+    was found.
     """
     state = folder / STATE_DIR
     try:
         entries = sorted(state.iterdir())
     except OSError:
         return False
-    found = False
+    for stage in (e for e in entries if e.is_dir()):
+        home = _read_home(state / (stage.name + _HOME)) or folder
+        record = _read_record(home / STATE_DIR / (stage.name + _RECORD))
+        stale = _part(record, folder) if record is not None else None
+        if stale is not None:
+            _apply(folder, stage, stale)  # committed: roll forward
+        _discard(stage)
+        if _key(home) != _key(folder):
+            settle(home)  # its record may be the last thing left of the set
     for entry in entries:
-        if not entry.is_dir():
+        if entry.is_dir() or entry.name == _LOCK:
             continue
-        found = True
-        run = entry.name
-        pointer = state / (run + _POINTER)
-        if pointer.exists():
-            try:
-                journal_path = Path(pointer.read_text(encoding="utf-8").strip())
-            except OSError:
-                journal_path = None
-        else:
-            journal_path = state / (run + _JOURNAL)
-        journal = _read_journal(journal_path) if journal_path is not None else None
-        part = _part(journal, folder) if journal is not None else None
-        if part is not None:
-            _apply(folder, run, part)  # committed: roll forward
-        _discard(entry)  # rolled forward, or never committed
-        if pointer.exists():
-            _discard(pointer)
-            if journal_path is not None and journal is not None:
-                # This was the last part? Then the first folder can drop its journal.
-                settle(journal_path.parent.parent)
-    for entry in entries:
-        name = entry.name
-        if name.endswith(_JOURNAL):
-            found = True
-            journal = _read_journal(entry)
-            run = name[: -len(_JOURNAL)]
-            others = [] if journal is None else [
-                Path(p["path"]) for p in journal["folders"]
-                if isinstance(p, dict) and isinstance(p.get("path"), str)
-            ]  # fmt: skip
-            pending = any(
-                (other / STATE_DIR / run).exists()
-                or (other / STATE_DIR / (run + _POINTER)).exists()
-                for other in others
-                if _key(other) != _key(folder)
-            )
-            if not pending:
-                _discard(entry)
-        elif name.endswith(".tmp") or (name.endswith(_POINTER) and entry.is_file()):
-            found = True
-            if not (state / name.removesuffix(_POINTER)).is_dir():
-                _discard(entry)
-    return found
+        if entry.name.endswith(_RECORD):
+            _settle_record(folder, entry)
+        else:  # a <run>.home whose stage is gone, or a record never renamed into place
+            _discard(entry)
+    return any(e.name != _LOCK for e in entries)
+
+
+def _read_home(path: Path) -> Path | None:
+    try:
+        return Path(path.read_text(encoding="utf-8").strip())
+    except OSError:
+        return None
+
+
+def _settle_record(folder: Path, record_path: Path) -> None:
+    """Finish the set's other folders if they can be locked; then drop the record."""
+    record = _read_record(record_path) or {}
+    run = record_path.name.removesuffix(_RECORD)
+    others = [Path(key) for key in record if key != _key(folder)]
+    for other in others:
+        if (other / STATE_DIR / run).is_dir():
+            settle(other)
+    if not any((other / STATE_DIR / run).is_dir() for other in others):
+        _discard(record_path)
 
 
 def _tidy(state: Path) -> None:
-    """Remove the lock files and the state folder if nothing else is in it."""
+    """Remove the lock file and the state folder if nothing else is in it."""
     try:
-        rest = [p.name for p in state.iterdir() if p.name not in (_LOCK, _COMMIT_LOCK)]
+        if any(p.name != _LOCK for p in state.iterdir()):
+            return
     except OSError:
         return
-    if rest:
-        return
-    for name in (_COMMIT_LOCK, _LOCK):
-        with contextlib.suppress(OSError):
-            (state / name).unlink()
+    with contextlib.suppress(OSError):
+        (state / _LOCK).unlink()
     with contextlib.suppress(OSError):
         state.rmdir()
 
@@ -532,7 +346,7 @@ def settle(folder: Path | str) -> bool:
     if not state.is_dir():
         return False
     try:
-        fd = _lock_file(state / _LOCK, exclusive=True, create=True)
+        fd = _try_lock(state / _LOCK)
     except OSError:
         return False
     if fd is None:
@@ -572,12 +386,73 @@ class _Folder:
     owned: dict[str, Path] = field(default_factory=dict)  # name -> target as shown
     written: list[str] = field(default_factory=list)
     lock_fd: int | None = None
-    commit_fd: int | None = None
     stage: Path | None = None
 
     @property
     def state(self) -> Path:
         return self.path / STATE_DIR
+
+    def stale(self) -> list[str]:
+        """Owned files an earlier run left that this run did not write."""
+        return [
+            name
+            for name in sorted(self.owned)
+            if name not in self.written
+            and ((self.path / name).is_file() or (self.path / name).is_symlink())
+        ]
+
+
+def _make_folder(where: _Folder) -> list[Path]:
+    """Create ``where``'s folder; return the folders created, outermost first."""
+    if where.path.exists() and not where.path.is_dir():
+        raise InputError(f"output {str(where.shown)!r} is a file, not a folder; pass another -o")
+    missing: list[Path] = []
+    probe = where.path
+    while not probe.exists():
+        missing.append(probe)
+        probe = probe.parent
+    try:
+        where.path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InputError(
+            f"output {str(where.shown)!r} is under a file, not a folder; pass another -o"
+        ) from None
+    except OSError as exc:
+        raise OutputError(
+            f"cannot create the output folder {where.shown}: {exc.strerror or exc}"
+        ) from None
+    return missing[::-1]
+
+
+def _lock_folder(where: _Folder) -> int:
+    """Lock ``where`` for this run; a live run's lock fails at once, a reader's is waited out."""
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        try:
+            where.state.mkdir(exist_ok=True)
+            fd = _try_lock(where.state / _LOCK)
+        except FileNotFoundError:
+            fd = None  # another run tidied the state folder away just now
+        except OSError as exc:
+            raise OutputError(
+                f"cannot write to the output folder {where.shown}: {exc.strerror or exc}"
+            ) from None
+        if fd is not None:
+            try:
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{os.getpid()}\n".encode("ascii"))  # for the busy message
+            except OSError as exc:  # a full disk
+                _tidy(where.state)
+                os.close(fd)
+                raise _write_error(where.shown / STATE_DIR, exc) from None
+            return fd
+        pid, writing = _holder(where.state)
+        if writing or time.monotonic() >= deadline:
+            raise OutputBusyError(
+                f"another stations-generator run (pid {pid if pid else 'unknown'}) is "
+                f"writing to {where.shown}; wait for it or choose another -o"
+            )
+        time.sleep(0.01)
 
 
 class OutputSet:
@@ -596,26 +471,23 @@ class OutputSet:
         self._run = f"{os.getpid()}-{secrets.token_hex(4)}"
         self._targets: dict[str, tuple[_Folder, str]] = {}
         self._folders: dict[str, _Folder] = {}
-        self._signals = _Signals()
         self._created: list[Path] = []
         self._written: list[Path] = []
-        self._journal: Path | None = None
+        self._record: Path | None = None  # set at the commit point
+        self._stale: dict[str, list[str]] = {}  # the record's content
+        seen: set[str] = set()
         for entry in owned:
             target = self.folder / entry
             if target.name in ("", ".", "..") or target.name == STATE_DIR:
                 raise ValueError(f"not a file name: {entry!r}")
-            key = _key(target)
-            if key in {_key(t) for t in self._owned_paths()}:
+            if _key(target) in seen:
                 raise ValueError(f"{target} is named twice")
+            seen.add(_key(target))
             where = self._folders.setdefault(
                 _key(target.parent), _Folder(target.parent, Path(_key(target.parent)))
             )
             where.owned[target.name] = target
             self._targets[os.fspath(entry)] = (where, target.name)
-
-    def _owned_paths(self) -> Iterator[Path]:
-        for where in self._folders.values():
-            yield from where.owned.values()
 
     @property
     def written(self) -> tuple[Path, ...]:
@@ -631,6 +503,10 @@ class OutputSet:
             return self._targets[os.fspath(name)]
         except KeyError:
             raise ValueError(f"{name!r} is not one of this output set's files") from None
+
+    def _sorted(self) -> list[_Folder]:
+        """The folders in a fixed order: the first one holds the commit record."""
+        return [self._folders[key] for key in sorted(self._folders)]
 
     def write_bytes(self, name: str | os.PathLike[str], data: bytes) -> Path:
         """Stage ``data`` as the owned file ``name``; it appears at the commit.
@@ -654,8 +530,7 @@ class OutputSet:
         ValueError
             ``name`` is not owned, or was already written in this set.
         """
-        if not isinstance(data, bytes | bytearray | memoryview):
-            raise TypeError(f"write_bytes needs bytes, got {type(data).__name__}")
+        check_bytes(data, "write_bytes")
         where, base = self._lookup(name)
         target = where.owned[base]
         if base in where.written:
@@ -680,7 +555,6 @@ class OutputSet:
             raise _write_error(target, exc) from None
         where.written.append(base)
         self._written.append(target)
-        _checkpoint("staged")
         return target
 
     def write_text(self, name: str | os.PathLike[str], text: str) -> Path:
@@ -693,166 +567,77 @@ class OutputSet:
 
     def _open(self) -> None:
         """Lock every folder (sorted, so two sets never wait on each other), recover, stage."""
-        for key in sorted(self._folders):
-            where = self._folders[key]
-            self._make_folder(where)
-            where.lock_fd = self._lock(where)
-            _recover(where.path)
-        if not self._folders:
-            return  # nothing owned (e.g. report to stdout): nothing to lock or stage
-        primary = self._primary()
-        for key in sorted(self._folders):
-            where = self._folders[key]
+        folders = self._sorted()
+        for where in folders:
+            self._created.extend(_make_folder(where))
+            where.lock_fd = _lock_folder(where)
+        # Twice: a killed run's set in two of these folders is finished in the first
+        # pass and its record (which waits for the other folder) dropped in the second.
+        for _ in range(2):
+            for where in folders:
+                _recover(where.path)
+        for where in folders:
             try:
-                where.commit_fd = os.open(where.state / _COMMIT_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
-                stage = where.state / self._run
-                stage.mkdir()
-                where.stage = stage
-                if where is not primary:
-                    pointer = where.state / (self._run + _POINTER)
-                    pointer.write_text(
-                        str(primary.state / (self._run + _JOURNAL)), encoding="utf-8"
-                    )
+                if where is not folders[0]:
+                    atomic_write_text(where.state / (self._run + _HOME), str(folders[0].path))
+                (where.state / self._run).mkdir()
+                where.stage = where.state / self._run
             except OSError as exc:
                 raise _write_error(where.shown / STATE_DIR, exc) from None
-            _fsync_directory(where.state)
-        _checkpoint("opened")
-
-    def _primary(self) -> _Folder:
-        return self._folders[sorted(self._folders)[0]]
-
-    def _make_folder(self, where: _Folder) -> None:
-        if where.path.exists() and not where.path.is_dir():
-            raise InputError(
-                f"output {str(where.shown)!r} is a file, not a folder; pass another -o"
-            )
-        missing: list[Path] = []
-        probe = where.path
-        while not probe.exists():
-            missing.append(probe)
-            probe = probe.parent
-        try:
-            where.path.mkdir(parents=True, exist_ok=True)
-        except (FileExistsError, NotADirectoryError):
-            raise InputError(
-                f"output {str(where.shown)!r} is under a file, not a folder; pass another -o"
-            ) from None
-        except OSError as exc:
-            raise OutputError(
-                f"cannot create the output folder {where.shown}: {exc.strerror or exc}"
-            ) from None
-        self._created.extend(reversed(missing))
-
-    def _lock(self, where: _Folder) -> int:
-        deadline = time.monotonic() + LOCK_WAIT_S
-        while True:
-            try:
-                where.state.mkdir(exist_ok=True)
-                fd = _lock_file(where.state / _LOCK, exclusive=True, create=True)
-            except FileNotFoundError:
-                continue  # another run tidied the state folder away just now
-            except OSError as exc:
-                raise OutputError(
-                    f"cannot write to the output folder {where.shown}: {exc.strerror or exc}"
-                ) from None
-            if fd is not None:
-                os.ftruncate(fd, 0)
-                os.write(fd, f"{os.getpid()}\n".encode("ascii"))
-                return fd
-            # A live run fails this one at once; a reader rolling a killed run forward
-            # (or a run that has just locked) holds the folder for milliseconds only.
-            pid, writing = _holder(where.state)
-            if writing or time.monotonic() >= deadline:
-                raise OutputBusyError(
-                    f"another stations-generator run (pid {pid if pid else 'unknown'}) is "
-                    f"writing to {where.shown}; wait for it or choose another -o"
-                )
-            time.sleep(0.01)
+            fsync_directory(where.state)
 
     def _commit(self) -> None:
-        folders = [self._folders[k] for k in sorted(self._folders)]
+        """Write the commit record (the commit point), then move the files into place."""
+        folders = self._sorted()
         if not folders:
-            return
-        primary = folders[0]
-        parts = []
+            return  # nothing owned (e.g. report to stdout)
         for where in folders:
-            stale = [
-                name
-                for name in sorted(where.owned)
-                if name not in where.written
-                and ((where.path / name).is_file() or (where.path / name).is_symlink())
-            ]
-            parts.append({"path": _key(where.path), "rename": where.written, "remove": stale})
             assert where.stage is not None
-            _fsync_directory(where.stage)
-        for where in folders:  # readers hold this shared, for milliseconds
-            assert where.commit_fd is not None
-            _wait_lock(where.commit_fd, exclusive=True, what=where.shown)
-        journal = primary.state / (self._run + _JOURNAL)
-        body = {"format": _FORMAT, "version": 1, "run": self._run, "folders": parts}
-        tmp = primary.state / (self._run + _JOURNAL + ".tmp")
+            fsync_directory(where.stage)
+        self._stale = {_key(w.path): w.stale() for w in folders}
+        record = folders[0].state / (self._run + _RECORD)
         try:
-            with open(tmp, "w", encoding="utf-8") as handle:
-                json.dump(body, handle)
-                handle.flush()
-                os.fsync(handle.fileno())
-            _checkpoint("journal-written")
-            os.replace(tmp, journal)  # the commit point
+            atomic_write_text(record, json.dumps({"format": _FORMAT, "folders": self._stale}))
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            raise _write_error(journal, exc) from None
-        self._journal = journal
-        _fsync_directory(primary.state)
-        _checkpoint("committed")
-        self._roll_forward()
+            raise _write_error(record, exc) from None
+        self._record = record
+        self._finish()
 
-    def _roll_forward(self) -> None:
-        assert self._journal is not None
-        journal = _read_journal(self._journal)
-        assert journal is not None
-        for key in sorted(self._folders):
-            where = self._folders[key]
-            part = _part(journal, where.path)
-            if part is not None:
-                _apply(where.path, self._run, part)
-            if where.stage is not None:
+    def _finish(self) -> None:
+        """Move every folder's staged files into place (idempotent), then drop the record."""
+        for where in self._sorted():
+            if where.stage is not None and self._record is not None:
+                _apply(where.path, where.stage, self._stale[_key(where.path)])
                 _discard(where.stage)
                 where.stage = None
-            _discard(where.state / (self._run + _POINTER))
-        _discard(self._journal)
-        self._journal = None
-        _checkpoint("applied")
+            _discard(where.state / (self._run + _HOME))
+        if self._record is not None:
+            _discard(self._record)
+            self._record = None
 
     def _abort(self) -> None:
-        if self._journal is not None:  # committed: the new set must still appear whole
+        if self._record is not None:  # committed: the new set must still appear whole
             with contextlib.suppress(OSError):
-                self._roll_forward()
+                self._finish()
             return
         for where in self._folders.values():
             if where.stage is not None:
                 _discard(where.stage)
                 where.stage = None
-            _discard(where.state / (self._run + _POINTER))
-            _discard(where.state / (self._run + _JOURNAL + ".tmp"))
+            _discard(where.state / (self._run + _HOME))
 
-    def _close(self) -> None:
+    def _close(self, ok: bool) -> None:
+        """Unlock and tidy every folder; after a failed run, remove folders it created."""
         for where in self._folders.values():
-            for name in ("commit_fd", "lock_fd"):
-                fd = getattr(where, name)
-                if fd is None:
-                    continue
-                if name == "lock_fd":
-                    _tidy(where.state)
+            if where.lock_fd is not None:
+                _tidy(where.state)
                 with contextlib.suppress(OSError):
-                    os.close(fd)
-                setattr(where, name, None)
-
-    def _remove_created(self) -> None:
-        """After a failed run: remove the folders it created, if they stayed empty."""
-        for folder in reversed(self._created):
-            with contextlib.suppress(OSError):
-                folder.rmdir()
+                    os.close(where.lock_fd)
+                where.lock_fd = None
+        if not ok:
+            for folder in reversed(self._created):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()  # only if it stayed empty
 
 
 @contextlib.contextmanager
@@ -888,39 +673,27 @@ def output_set(folder: Path | str, owned: Iterable[str | os.PathLike[str]]) -> I
     computation, so a second run into the same folder fails at once.
     """
     out = OutputSet(folder, owned)
-    signals = out._signals
     ok = False
-    try:
-        with signals.held():  # a signal while locking is raised once the set is open
-            signals.install()
-            out._open()
-        yield out
-        with signals.held():
-            out._commit()
-            ok = True
-    finally:
-        with signals.held():
-            try:
-                if not ok:
-                    out._abort()
-            finally:
-                out._close()
-                if not ok:
-                    out._remove_created()
-                signals.restore()
+    with _signals_raise():
+        try:
+            with _signals_held():  # a signal now is raised once the set is open
+                out._open()
+            yield out
+            with _signals_held():
+                out._commit()
+                ok = True
+        finally:
+            with _signals_held():
+                try:
+                    if not ok:
+                        out._abort()
+                finally:
+                    out._close(ok)
 
 
 # --------------------------------------------------------------------------- #
 # Readers
 # --------------------------------------------------------------------------- #
-
-
-def _wait_lock(fd: int, *, exclusive: bool, what: Path | str) -> None:
-    deadline = time.monotonic() + COMMIT_WAIT_S
-    while not _flock(fd, exclusive=exclusive):
-        if time.monotonic() >= deadline:
-            raise OutputBusyError(f"{what} stays busy (another run holds it); try again")
-        time.sleep(0.005)
 
 
 def _identity(path: Path) -> tuple[int, int, int, int] | None:
@@ -931,45 +704,41 @@ def _identity(path: Path) -> tuple[int, int, int, int] | None:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _enter_folder(folder: Path) -> int | None:
-    """Make ``folder``'s set readable: roll a crash forward, wait out a commit.
+def _committing(folder: Path) -> bool:
+    """Whether a commit record lies in ``folder`` (a run is moving its files in)."""
+    try:
+        return any(name.endswith(_RECORD) for name in os.listdir(folder / STATE_DIR))
+    except OSError:
+        return False
 
-    Returns the fd of the shared commit lock to hold while reading, or None.
-    """
-    for _ in range(100):
-        state = folder / STATE_DIR
-        if not state.is_dir():
-            return None
-        settle(folder)
-        try:
-            fd = _lock_file(state / _COMMIT_LOCK, exclusive=False, create=False)
-        except OSError:
-            if not state.is_dir():
-                return None
-            if not (state / _LOCK).exists():
-                return None  # leftovers this reader cannot tidy (read-only folder)
-            time.sleep(0.005)  # a run is just starting
-            continue
-        if fd is not None:
-            return fd
-        # A commit is in progress: wait for it, then look again.
-        try:
-            fd = os.open(state / _COMMIT_LOCK, os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            _wait_lock(fd, exclusive=False, what=folder)
-        finally:
-            os.close(fd)
-    return None
+
+def _quiet_identities(files: list[Path], folders: list[Path]) -> list[tuple | None]:
+    """The files' identities, taken while no commit was under way in their folders."""
+    deadline = time.monotonic() + COMMIT_WAIT_S
+    # A record this process cannot finish (a read-only folder) is not a commit under way.
+    folders = [
+        f for f in folders if os.access(f / STATE_DIR, os.W_OK) or not (f / STATE_DIR).exists()
+    ]
+    while True:
+        for folder in folders:
+            settle(folder)  # a killed run's commit: finish it
+        if not any(_committing(f) for f in folders):
+            identities = [_identity(p) for p in files]
+            # A commit that began meanwhile may have moved some files but not others.
+            if not any(_committing(f) for f in folders):
+                return identities
+        if time.monotonic() >= deadline:
+            busy = next((f for f in folders if _committing(f)), folders[0])
+            raise OutputBusyError(f"{busy} stays busy (another run holds it); try again")
+        time.sleep(0.005)
 
 
 @contextlib.contextmanager
 def reading(*paths: Path | str) -> Iterator[None]:
     """Read files of an output set without seeing a half-committed set.
 
-    Rolls forward a commit an interrupted run left in the files' folders, waits while
-    a run commits there, and checks on leaving that no file was replaced while the
+    Finishes a commit an interrupted run left in the files' folders, waits while a
+    run commits there, and checks on leaving that no file was replaced while the
     block read it.
 
     Parameters
@@ -980,23 +749,15 @@ def reading(*paths: Path | str) -> Iterator[None]:
     Raises
     ------
     OutputBusyError
-        A file was replaced by another run while the block read it (run again).
+        A file was replaced by another run while the block read it (run again), or a
+        commit did not finish within ``COMMIT_WAIT_S``.
     """
     files = [Path(p) for p in paths]
-    held: list[int] = []
-    try:
-        for key in sorted({_key(p.parent) for p in files}):
-            fd = _enter_folder(Path(key))
-            if fd is not None:
-                held.append(fd)
-        before = [_identity(p) for p in files]
-        yield
-        for path, was in zip(files, before, strict=True):
-            if _identity(path) != was:
-                raise OutputBusyError(
-                    f"{path} was replaced by another run while it was read; run the command again"
-                )
-    finally:
-        for fd in held:
-            with contextlib.suppress(OSError):
-                os.close(fd)
+    folders = [Path(key) for key in sorted({_key(p.parent) for p in files})]
+    before = _quiet_identities(files, folders)
+    yield
+    for path, was in zip(files, before, strict=True):
+        if _identity(path) != was:
+            raise OutputBusyError(
+                f"{path} was replaced by another run while it was read; run the command again"
+            )

@@ -388,7 +388,16 @@ def stations_kml(
     out.open("Document")
     out.leaf("name", name)
     out.leaf("description", f"Map data {ATTRIBUTION}")
+    _document_styles(out, records)
+    _area_folders(out, play_area, exclusions)
+    _cluster_folders(out, records)
+    out.close("Document")
+    out.close("kml")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + "\n".join(out.lines) + "\n"
 
+
+def _document_styles(out: _Lines, records: list[StationRecord]) -> None:
+    """One pushpin style per category slug (sorted), then the two area styles."""
     categories = sorted({str(r.properties.get("category") or "") for r in records})
     seen_slugs: set[str] = set()
     for category in categories:
@@ -399,6 +408,11 @@ def stations_kml(
     _area_style(out, "play-area", _PLAY_AREA_RGB)
     _area_style(out, "exclusion", _EXCLUSION_RGB)
 
+
+def _area_folders(
+    out: _Lines, play_area: BaseGeometry | None, exclusions: Iterable[BaseGeometry]
+) -> None:
+    """The "Play area" folder, then "Exclusions" when any exclusion is not empty."""
     out.open("Folder")
     out.leaf("name", "Play area")
     if play_area is not None and not _area_placemark(out, "Play area", "play-area", play_area):
@@ -417,6 +431,9 @@ def stations_kml(
         out.lines.extend(exclusion_out.lines)
         out.close("Folder")
 
+
+def _cluster_folders(out: _Lines, records: list[StationRecord]) -> None:
+    """One folder of station Placemarks per cluster."""
     # Records are ordered by (cluster_id, id): each cluster's stations are contiguous.
     # The old tree writer appended a station to its cluster's folder wherever it came,
     # so group by first appearance to keep that order in every case.
@@ -429,10 +446,6 @@ def stations_kml(
         for record in members:
             _station_placemark(out, record)
         out.close("Folder")
-
-    out.close("Document")
-    out.close("kml")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + "\n".join(out.lines) + "\n"
 
 
 def write_kml(path: Path, text: str) -> None:

@@ -30,7 +30,7 @@ import pandas as pd
 import pyproj
 from shapely.geometry.base import BaseGeometry
 
-from stations_generator.formats.geojson import station_records
+from stations_generator.formats.geojson import StationRecord, station_records
 from stations_generator.formats.kml import KML_NS, stations_kml
 
 __all__ = [
@@ -173,21 +173,7 @@ def add_hiding_zones(
         If ``kml`` is not a KML document, already has hiding zones, or a station /
         the radius is invalid.
     """
-    try:
-        root = ET.fromstring(kml.encode("utf-8"))
-    except ET.ParseError as exc:
-        raise ValueError(f"not an XML document: {exc}") from None
-    if root.tag != f"{{{KML_NS}}}kml":
-        raise ValueError(f"not a KML 2.2 document (root element {root.tag!r})")
-    for element in root.iter():  # serialise as stations_kml does: unprefixed, xmlns on root
-        element.tag = _local(element.tag)
-    root.set("xmlns", KML_NS)
-    document = root.find("Document")
-    if document is None:
-        raise ValueError("the KML document has no Document element")
-    if document.find(f"Style[@id='{ZONE_STYLE_ID}']") is not None:
-        raise ValueError("the KML document already has hiding zones")
-
+    root, document = _kml_document(kml)
     children = list(document)
     styles = [i for i, child in enumerate(children) if child.tag in ("Style", "StyleMap")]
     features = [i for i, child in enumerate(children) if child.tag in ("Folder", "Placemark")]
@@ -202,25 +188,51 @@ def add_hiding_zones(
         f"Circle of {radius_m:g} m around every station (geodesic, WGS84)",
     )
     for record in station_records(stations):
-        props = record.properties
-        placemark = _sub(folder, "Placemark")
-        name = _station_name(props)
-        _sub(placemark, "name", f"Zone: {name}")
-        cluster = props.get("cluster_id")
-        where = f" (cluster {cluster})" if cluster is not None else ""
-        _sub(placemark, "description", f"Hiding zone {radius_m:g} m around {name}{where}")
-        _sub(placemark, "styleUrl", f"#{ZONE_STYLE_ID}")
-        polygon = _sub(placemark, "Polygon")
-        _sub(polygon, "tessellate", "1")
-        ring = _sub(_sub(polygon, "outerBoundaryIs"), "LinearRing")
-        positions = hiding_zone_ring(record.lon_raw, record.lat_raw, radius_m, vertices)
-        text = [f"{_number(x)},{_number(y)},0" for x, y in positions[:-1]]
-        text.append(text[0])  # closed exactly, after rounding
-        _sub(ring, "coordinates", " ".join(text))
+        _zone_placemark(folder, record, radius_m, vertices)
 
     ET.indent(root, space="  ")
     body = ET.tostring(root, encoding="unicode", short_empty_elements=False)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def _kml_document(kml: str) -> tuple[ET.Element, ET.Element]:
+    """The parsed root (tags unprefixed, ``xmlns`` set) and its ``Document`` element."""
+    try:
+        root = ET.fromstring(kml.encode("utf-8"))
+    except ET.ParseError as exc:
+        raise ValueError(f"not an XML document: {exc}") from None
+    if root.tag != f"{{{KML_NS}}}kml":
+        raise ValueError(f"not a KML 2.2 document (root element {root.tag!r})")
+    for element in root.iter():  # serialise as stations_kml does: unprefixed, xmlns on root
+        element.tag = _local(element.tag)
+    root.set("xmlns", KML_NS)
+    document = root.find("Document")
+    if document is None:
+        raise ValueError("the KML document has no Document element")
+    if document.find(f"Style[@id='{ZONE_STYLE_ID}']") is not None:
+        raise ValueError("the KML document already has hiding zones")
+    return root, document
+
+
+def _zone_placemark(
+    folder: ET.Element, record: StationRecord, radius_m: float, vertices: int
+) -> None:
+    """Append one station's hiding-zone Placemark (a one-ring Polygon) to ``folder``."""
+    props = record.properties
+    placemark = _sub(folder, "Placemark")
+    name = _station_name(props)
+    _sub(placemark, "name", f"Zone: {name}")
+    cluster = props.get("cluster_id")
+    where = f" (cluster {cluster})" if cluster is not None else ""
+    _sub(placemark, "description", f"Hiding zone {radius_m:g} m around {name}{where}")
+    _sub(placemark, "styleUrl", f"#{ZONE_STYLE_ID}")
+    polygon = _sub(placemark, "Polygon")
+    _sub(polygon, "tessellate", "1")
+    ring = _sub(_sub(polygon, "outerBoundaryIs"), "LinearRing")
+    positions = hiding_zone_ring(record.lon_raw, record.lat_raw, radius_m, vertices)
+    text = [f"{_number(x)},{_number(y)},0" for x, y in positions[:-1]]
+    text.append(text[0])  # closed exactly, after rounding
+    _sub(ring, "coordinates", " ".join(text))
 
 
 def stations_kml_with_zones(

@@ -258,17 +258,10 @@ def parse_polygons(
             f"{source} is not GeoJSON (found type {data.get('type')!r}); give a Polygon, "
             "MultiPolygon, Feature or FeatureCollection"
         )
-    if not _plainly_geojson(data):
-        jsonio.validate(data, schemas.GEOJSON, source)
+    jsonio.validate(data, schemas.GEOJSON, source)
     raws = list(_iter_geometries(data, source))
-    for raw in raws:
-        try:
-            positions = _positions(raw["coordinates"])
-        except OverflowError:  # (an integer of hundreds of digits, from a Python caller)
-            raise InputError(
-                f"{source} has a coordinate too large for a number; give degrees"
-            ) from None
-        _check_coordinates(positions, source)
+    for raw in raws:  # (the schema bounds every coordinate to a double's range)
+        _check_coordinates(_positions(raw["coordinates"]), source)
     parts: list[Polygon] = []
     for number, raw in enumerate(raws, 1):
         parts.extend(_as_polygons(raw, number, source, warn))
@@ -286,53 +279,6 @@ def parse_polygons(
             f"{_km2(min_area_km2)} a play area needs; draw the whole area you play in"
         )
     return shapely.normalize(area)
-
-
-def _plainly_geojson(data: dict) -> bool:
-    """A fast sufficient test of :data:`~stations_generator.formats.schemas.GEOJSON`.
-
-    True only for a geometry with coordinates, a Feature of one (or of none), or a
-    FeatureCollection of those, every position 2 to 4 finite JSON numbers; anything
-    else (a GeometryCollection, a tuple, a bool or NaN for a number, every invalid
-    file) goes to the schema, which words the error. Compiling the schema's validator
-    costs 60-90 ms of every command that reads a play area, more than the checks.
-    """
-    kind = data.get("type")
-    if kind == "FeatureCollection":
-        features = data.get("features")
-        return type(features) is list and all(map(_plain_feature, features))
-    if kind == "Feature":
-        return _plain_feature(data)
-    return _plain_geometry(data)
-
-
-def _plain_feature(feature: Any) -> bool:
-    if type(feature) is not dict or feature.get("type") != "Feature":
-        return False
-    properties = feature.get("properties")
-    if properties is not None and type(properties) is not dict:
-        return False
-    geometry = feature.get("geometry")
-    return geometry is None or _plain_geometry(geometry)
-
-
-def _plain_geometry(geometry: Any) -> bool:
-    if type(geometry) is not dict:
-        return False
-    kind = geometry.get("type")
-    depth = schemas.POSITION_DEPTH.get(kind) if type(kind) is str else None
-    return depth is not None and _plain_positions(geometry.get("coordinates"), depth)
-
-
-def _plain_positions(value: Any, depth: int) -> bool:
-    """``value`` is lists ``depth`` deep of positions of 2 to 4 finite JSON numbers."""
-    if type(value) is not list:
-        return False
-    if depth > 1:
-        return all(_plain_positions(item, depth - 1) for item in value)
-    return 2 <= len(value) <= 4 and all(
-        (type(v) is float or type(v) is int) and jsonio.finite_number(v) for v in value
-    )
 
 
 def _positions(coords: Any) -> np.ndarray:

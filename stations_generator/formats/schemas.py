@@ -1,10 +1,11 @@
 """JSON Schemas (draft 2020-12) of the file formats we read, one per format.
 
-Checked by :func:`stations_generator.formats.jsonio.validate` at each format's reader. Besides
-the standard keywords they use three of ours: ``x-expected`` (how to say what was
-expected, in a message), ``x-fix`` / ``x-required-fix`` (what to do about it) and
-``x-positions`` (GeoJSON coordinates: arrays that many levels deep of finite
-``[lon, lat]`` numbers, checked in one fast pass).
+Checked by :func:`stations_generator.formats.jsonio.validate` at each format's reader. They
+are standard JSON Schema; validators ignore the annotations of ours, which word the
+messages: ``x-expected`` (how to say what was expected), ``x-message`` (the whole
+message), ``x-fix`` / ``x-required-fix`` (what to do about it) and, on GeoJSON
+coordinates, ``x-position`` (the nesting level: 1 is one ``[lon, lat]`` position) and
+``x-in-position`` (a number of a position: the message names the whole position).
 
 Semantic checks a schema cannot express (a latitude that looks swapped, a hole outside
 its shell, ``wait_min`` ≤ ``wait_max``) stay in the readers, with messages of the same
@@ -26,7 +27,7 @@ __all__ = [
     "TAIBELED_STATE",
 ]
 
-#: GeoJSON geometry type -> how many levels deep its coordinates nest (``x-positions``).
+#: GeoJSON geometry type -> how many levels deep its coordinates nest.
 POSITION_DEPTH = {
     "Point": 1,
     "MultiPoint": 2,
@@ -36,6 +37,32 @@ POSITION_DEPTH = {
     "MultiPolygon": 4,
 }
 _GEOMETRY_TYPES = [*POSITION_DEPTH, "GeometryCollection"]
+_FLOAT_MAX = 1.7976931348623157e308  # the largest double: a larger integer is no coordinate
+
+#: One GeoJSON position: longitude, latitude and an optional altitude (RFC 7946 3.1.1),
+#: plus the measure value some GIS tools add: two to four finite numbers.
+_POSITION: dict[str, Any] = {
+    "type": "array",
+    "minItems": 2,
+    "maxItems": 4,
+    "items": {
+        "type": "number",
+        "minimum": -_FLOAT_MAX,
+        "maximum": _FLOAT_MAX,
+        "x-in-position": True,
+    },
+    "x-position": 1,
+}
+
+
+def _positions(depth: int) -> dict[str, Any]:
+    """GeoJSON coordinates: arrays ``depth`` levels deep, positions at the bottom."""
+    schema = _POSITION
+    for level in range(2, depth + 1):
+        schema = {"type": "array", "items": schema, "x-position": level}
+    return schema
+
+
 _GEOJSON_TYPES = [*_GEOMETRY_TYPES, "Feature", "FeatureCollection"]
 
 
@@ -60,7 +87,7 @@ _GEOMETRY: dict[str, Any] = {
                 name,
                 {
                     "required": ["coordinates"],
-                    "properties": {"coordinates": {"type": "array", "x-positions": depth}},
+                    "properties": {"coordinates": _positions(depth)},
                 },
             )
             for name, depth in POSITION_DEPTH.items()
@@ -287,7 +314,7 @@ _STATION_FEATURE = {
             "required": ["type", "coordinates"],
             "properties": {"type": {"const": "Point", "x-expected": "a Point"}},
             "if": {"properties": {"type": {"const": "Point"}}},
-            "then": {"properties": {"coordinates": {"type": "array", "x-positions": 1}}},
+            "then": {"properties": {"coordinates": _positions(1)}},
         },
         "properties": {
             "type": "object",

@@ -13,7 +13,6 @@ an :class:`~stations_generator.errors.InputError` with a one-line message.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,64 +98,6 @@ def _area(feature: dict[str, Any], role: str, number: int, source: str) -> BaseG
     )
 
 
-def _whole(v: object, lo: int, hi: int) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
-
-
-def _plain_station(feature: object) -> bool:
-    """A fast sufficient test of a station feature of :data:`~.schemas.STATION_MAP`."""
-    if not isinstance(feature, dict) or feature.get("type") != "Feature":
-        return False
-    geom, props = feature.get("geometry"), feature.get("properties")
-    if not isinstance(geom, dict) or geom.get("type") != "Point":
-        return False
-    xy = geom.get("coordinates")
-    if not isinstance(xy, list) or not 2 <= len(xy) <= 4:
-        return False
-    if not all(
-        isinstance(c, int | float) and not isinstance(c, bool) and math.isfinite(c) for c in xy
-    ):
-        return False
-    if not isinstance(props, dict) or props.get("role") != "station":
-        return False
-    sid = props.get("id")
-    if not isinstance(sid, str) or not sid:
-        return False
-    if not (_whole(props.get("wait_min"), 0, 1440) and _whole(props.get("wait_max"), 0, 1440)):
-        return False
-    for key in ("name", "density_tier", "category", "osm_type"):
-        if props.get(key) is not None and not isinstance(props[key], str):
-            return False
-    for key in ("cluster_id", "osm_id"):
-        v = props.get(key)
-        if v is not None and not (isinstance(v, int) and not isinstance(v, bool)):
-            return False
-    return True
-
-
-def _plainly_valid(data: dict) -> bool:
-    """True only if the map surely meets :data:`~.schemas.STATION_MAP`.
-
-    Station features are checked here (the schema takes ~1 ms each, 12 s for a
-    country's 12,000 stations); the other features and the envelope go to the
-    schema one by one. Any doubt, or any error, and the caller runs the schema on
-    the whole document, which words the message as before.
-    """
-    features = data.get("features")
-    if not isinstance(features, list) or data.get("type") != "FeatureCollection":
-        return False
-    if "metadata" in data and not isinstance(data["metadata"], dict):
-        return False
-    rest = [f for f in features if not _plain_station(f)]
-    if not rest:
-        return True
-    try:
-        jsonio.validate({**data, "features": rest}, schemas.STATION_MAP, "")
-    except InputError:
-        return False
-    return True
-
-
 def parse_station_map(data: Any, source: str = "stations.geojson") -> StationFile:
     """Read a parsed ``stations.geojson`` document.
 
@@ -176,12 +117,17 @@ def parse_station_map(data: Any, source: str = "stations.geojson") -> StationFil
     InputError
         If it is not a station map (not a FeatureCollection, no station features, a
         station without id, Point or whole-minute wait range, coordinates off the globe,
-        ``wait_min`` > ``wait_max``, repeated ids): one line with the JSON path.
+        ``wait_min`` > ``wait_max``, repeated ids, a number that is not finite): one line
+        with the JSON path.
     """
+    jsonio.check_finite(data, source)  # (read_station_map's text was checked as it was read)
+    return _station_file(data, source)
+
+
+def _station_file(data: Any, source: str) -> StationFile:
     if not isinstance(data, dict) or data.get("type") != "FeatureCollection":
         raise InputError(f"{source} is not a GeoJSON FeatureCollection; {_HINT}")
-    if not _plainly_valid(data):  # the schema decides, and words any error
-        jsonio.validate(data, schemas.STATION_MAP, source)
+    jsonio.validate(data, schemas.STATION_MAP, source)
     stations: list[Station] = []
     properties: list[dict[str, Any]] = []
     play_area: BaseGeometry | None = None
@@ -245,4 +191,4 @@ def read_station_map(path: Path) -> StationFile:
     data = jsonio.read_json_file(
         path, "JSON", limit=MAX_STATION_MAP_BYTES, hint=_HINT, fix="give the stations.geojson file"
     )
-    return parse_station_map(data, path.name)
+    return _station_file(data, path.name)

@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from stations_generator import settings
+
 __all__ = [
     "DEFAULT_LIMIT_MB",
     "FORMAT_VERSION",
@@ -45,24 +47,22 @@ __all__ = [
 FORMAT_VERSION = 1
 """Bumped whenever what a layer holds or how it is stored changes."""
 
-DEFAULT_LIMIT_MB = 4096.0
+DEFAULT_LIMIT_MB = settings.DEFAULT_EXTRACT_CACHE_MB
 _MIB = 1 << 20
 
 
 def default_extract_cache_dir() -> Path:
     """``STATIONS_GENERATOR_EXTRACT_CACHE_DIR``, else ``<cache dir>/extracts``.
 
-    ``<cache dir>`` is ``STATIONS_GENERATOR_CACHE_DIR`` or the Overpass cache's default.
-    """
-    own = os.environ.get("STATIONS_GENERATOR_EXTRACT_CACHE_DIR")
-    if own:
-        return Path(own)
-    env = os.environ.get("STATIONS_GENERATOR_CACHE_DIR")
-    if env:
-        return Path(env) / "extracts"
-    from stations_generator.osm.overpass import default_cache_dir
+    ``<cache dir>`` is ``STATIONS_GENERATOR_CACHE_DIR`` or the Overpass cache's default
+    (:func:`stations_generator.settings.extract_cache_dir`).
 
-    return default_cache_dir() / "extracts"
+    Returns
+    -------
+    pathlib.Path
+        The folder (not created here).
+    """
+    return settings.extract_cache_dir()
 
 
 def file_identity(path: Path) -> str:
@@ -121,10 +121,7 @@ class ExtractCache:
         self.folder = Path(folder) if folder is not None else default_extract_cache_dir()
         self.enabled = enabled
         if limit_mb is None:
-            try:
-                limit_mb = float(os.environ.get("STATIONS_GENERATOR_EXTRACT_CACHE_MB", ""))
-            except ValueError:
-                limit_mb = DEFAULT_LIMIT_MB
+            limit_mb = settings.extract_cache_mb()
         self.limit_bytes = int(max(0.0, limit_mb) * _MIB)
         self._log = log
         self._warn = warn
@@ -237,6 +234,19 @@ class ExtractCache:
                 total -= size
             except OSError:
                 pass
+
+    def drop(self, key: str, why: str) -> None:
+        """Delete the entry of ``key`` (one its reader could not use), saying ``why``.
+
+        Parameters
+        ----------
+        key : str
+            The entry's key (:meth:`key`).
+        why : str
+            What is wrong with it, e.g. ``"invalid (...)"``; the warning reads
+            "extract cache entry NAME is WHY; dropped, reading the extract".
+        """
+        self._drop(self.path(key), why)
 
     def _drop(self, entry: Path, why: str) -> None:
         try:

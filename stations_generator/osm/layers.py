@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +29,9 @@ import shapely
 from shapely.geometry import LineString, MultiPolygon, Polygon, box
 from shapely.geometry.base import BaseGeometry
 
+from stations_generator import settings
 from stations_generator.core.elements import OsmElement
-from stations_generator.osm import extracts
+from stations_generator.osm import extract_io, extracts
 from stations_generator.osm.extract_cache import (
     CacheEntryError,
     ExtractCache,
@@ -92,7 +92,7 @@ def current_cache() -> ExtractCache:
     """The cache in use: set by :func:`use_cache`, else one from the environment."""
     cache = _CACHE.get()
     if cache is None:
-        cache = ExtractCache(enabled=os.environ.get("STATIONS_GENERATOR_NO_CACHE", "") in ("", "0"))
+        cache = ExtractCache(enabled=settings.cache_enabled())
     return cache
 
 
@@ -229,7 +229,7 @@ def _cached(path: Path, name: str, index) -> list:
         try:
             value = _value(name, columns)
         except (CacheEntryError, KeyError, ValueError, TypeError) as exc:
-            cache._drop(cache.path(key), f"invalid ({exc})")
+            cache.drop(key, f"invalid ({exc})")
         else:
             _MEMO[memo] = value
             return value
@@ -274,8 +274,8 @@ def points(path: Path, catalogue, bbox: extracts.BBox | None = None) -> list[Osm
         Sorted by type and id.
     """
     path = Path(path)
-    box_ = extracts._check_bbox(bbox)
-    extracts._open(path)  # the readers' checks and messages, before any cache look-up
+    box_ = extract_io.check_bbox(bbox)
+    extract_io.open_extract(path)  # the readers' checks and messages, before any cache look-up
     index = index_catalogue(catalogue)
     found = _cached(path, "points", index)
     if index is not catalogue:  # the index holds more: keep what this catalogue keeps
@@ -324,8 +324,8 @@ def lines(path: Path, layer: str, bbox: extracts.BBox | None = None) -> list:
 def _shapes(path: Path, layer: str, bbox: extracts.BBox | None) -> list:
     """An area or line layer of the whole extract (through the extract cache), cut to ``bbox``."""
     path = Path(path)
-    box_ = extracts._check_bbox(bbox)
-    extracts._open(path)
+    box_ = extract_io.check_bbox(bbox)
+    extract_io.open_extract(path)
     found = _cached(path, layer, _default_index())
     return list(found) if box_ is None else _cut(found, box_)
 
@@ -375,7 +375,7 @@ def _routes_from(columns: dict[str, np.ndarray]) -> list:
 def routes(path: Path) -> list:
     """The transit route relations of an extract, as :func:`.routes.read_routes` returns them."""
     path = Path(path)
-    extracts._open(path)
+    extract_io.open_extract(path)
     return list(_cached(path, "routes", _default_index()))
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 import urllib.parse
 import urllib.request
@@ -31,14 +30,10 @@ import shapely
 from shapely.geometry import shape
 from shapely.geometry.base import BaseGeometry
 
+from stations_generator import settings
 from stations_generator.errors import InputError, NominatimError
-from stations_generator.osm.overpass import (
-    DEFAULT_TIMEOUT_S,
-    DEFAULT_USER_AGENT,
-    RETRY_STATUSES,
-    default_cache_dir,
-)
 from stations_generator.osm.transport import (
+    RETRY_STATUSES,
     Deadline,
     DeadlineExceeded,
     JsonCache,
@@ -51,15 +46,14 @@ from stations_generator.osm.transport import (
 
 __all__ = ["DEFAULT_NOMINATIM_URL", "NominatimClient", "default_nominatim_cache_dir"]
 
-#: The public instance (its usage policy: at most one request a second, a real
-#: User-Agent, cache what you fetch).
-DEFAULT_NOMINATIM_URL = "https://nominatim.openstreetmap.org"
+#: The public instance (see :mod:`stations_generator.settings`).
+DEFAULT_NOMINATIM_URL = settings.DEFAULT_NOMINATIM_URL
 _POLYGONS = ("Polygon", "MultiPolygon")
 
 
 def default_nominatim_cache_dir() -> Path:
-    """``nominatim`` beside the Overpass cache (see :func:`~.overpass.default_cache_dir`)."""
-    return default_cache_dir().parent / "nominatim"
+    """``nominatim`` beside the Overpass cache (:func:`stations_generator.settings.nominatim_cache_dir`)."""
+    return settings.nominatim_cache_dir()
 
 
 def _results(data: Any, url: str) -> list[dict[str, Any]]:
@@ -120,7 +114,7 @@ class NominatimClient:
         self,
         url: str | None = None,
         *,
-        timeout: float = DEFAULT_TIMEOUT_S,
+        timeout: float = settings.DEFAULT_TIMEOUT_S,
         max_tries: int = 4,
         backoff: float = 2.0,
         cache_dir: Path | None = None,
@@ -130,7 +124,7 @@ class NominatimClient:
         notify: Callable[[str], None] | None = None,
         status: Callable[[str | None], None] | None = None,
     ) -> None:
-        base = url or os.environ.get("STATIONS_GENERATOR_NOMINATIM_URL") or DEFAULT_NOMINATIM_URL
+        base = url or settings.nominatim_url()
         parts = urllib.parse.urlsplit(base)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise InputError(
@@ -146,7 +140,7 @@ class NominatimClient:
         self.max_tries = max(1, int(max_tries))
         self.backoff = float(backoff)
         self.use_cache = use_cache
-        self.user_agent = DEFAULT_USER_AGENT
+        self.user_agent = settings.user_agent()
         self._sleep = sleep
         self._waits = Waits(say=notify or log, show=status)
         folder = Path(cache_dir) if cache_dir is not None else default_nominatim_cache_dir()

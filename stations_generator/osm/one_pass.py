@@ -30,8 +30,24 @@ import osmium
 import osmium.filter
 import shapely
 
+from stations_generator import settings
+from stations_generator.core.catalogue import Prefilter
 from stations_generator.core.elements import OsmElement
-from stations_generator.osm import extracts as X
+from stations_generator.osm.extract_io import (
+    TYPE_ORDER,
+    Extent,
+    all_items,
+    centre,
+    iterate,
+    open_extract,
+    polygonal,
+    relation_extent,
+    split_members,
+    stored_extent,
+    tags_of,
+    way_coords,
+    way_extent,
+)
 from stations_generator.osm.routes import is_route, make_routes, stop_nodes
 
 __all__ = ["read_layers"]
@@ -67,13 +83,13 @@ class _Relations:
         try:
             if not len(rel.tags):
                 return True
-            tags = X._tags(rel)  # one copy: several predicates look at it
+            tags = tags_of(rel)  # one copy: several predicates look at it
             point = self.points_keep is not None and self.points_keep(tags)
             route = self.route_kinds is not None and is_route(tags, self.route_kinds)
             assemble = [name for name, keep in self.area_keeps.items() if keep(tags)]
             if not (point or route or assemble):
                 return True
-            members = [(m.type, m.ref, m.role) for m in X._all(rel.members)]
+            members = [(m.type, m.ref, m.role) for m in all_items(rel.members)]
             if point:
                 self.point_rels[rel.id] = (dict(tags), *_split(members))
             if route:
@@ -91,7 +107,7 @@ class _Relations:
 
 
 def _split(members: list[tuple[str, int, str]]) -> tuple[list[int], list[int], list[int]]:
-    """Node, way and relation member ids (as ``extracts._split_members``)."""
+    """Node, way and relation member ids (as :func:`~stations_generator.osm.extract_io.split_members`)."""
     nodes: list[int] = []
     ways: list[int] = []
     rels: list[int] = []
@@ -108,17 +124,15 @@ def _split(members: list[tuple[str, int, str]]) -> tuple[list[int], list[int], l
 def _union_filter(prefilters) -> Any:
     pairs = frozenset().union(*(p.pairs for p in prefilters))
     keys = frozenset().union(*(p.keys for p in prefilters))
-    return X.Prefilter(pairs, keys)
+    return Prefilter(pairs, keys)
 
 
-ON_DISK_FROM_MB = 512.0
+ON_DISK_FROM_MB = settings.DEFAULT_LOCATIONS_ON_DISK_MB
 """Extracts from this size up keep their node locations in a file, not in memory.
 
-osmium's in-memory index takes ~16 bytes a node (sparse); a PBF holds a node in ~7
-bytes, so RAM would be ~2.3 × the file: 1.2 GB at 512 MB, 3 GB for the Netherlands
-(1.3 GB), 10 GB for Germany (4.5 GB). On disk (``sparse_file_array``, in the
-temporary folder) the page cache holds what fits. Env
-``STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB`` changes the threshold.
+On disk (``sparse_file_array``, in the temporary folder) the page cache holds what
+fits. Env ``STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB`` changes the threshold
+(:func:`stations_generator.settings.locations_on_disk_mb`).
 """
 
 IN_MEMORY = "sparse_mmap_array" if "sparse_mmap_array" in osmium.index.map_types() else "flex_mem"
@@ -131,10 +145,7 @@ nodes cost 3.5 s CPU and 345 MB peak, against 3.9-4.4 s and 569 MB with ``flex_m
 @contextlib.contextmanager
 def location_index(path: Path) -> Iterator[str]:
     """The osmium node-location storage for ``path``: in memory, or a temporary file."""
-    try:
-        limit = float(os.environ.get("STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB", ON_DISK_FROM_MB))
-    except ValueError:
-        limit = ON_DISK_FROM_MB
+    limit = settings.locations_on_disk_mb()
     if os.path.getsize(path) < limit * 1e6:
         yield IN_MEMORY
         return
@@ -186,9 +197,9 @@ def _main_pass(
 
 def read_layers(
     path: Path,
-    points: tuple[Any, X.Prefilter] | None = None,
-    areas: Mapping[str, tuple[Any, X.Prefilter]] | None = None,
-    lines: Mapping[str, tuple[Any, X.Prefilter]] | None = None,
+    points: tuple[Any, Prefilter] | None = None,
+    areas: Mapping[str, tuple[Any, Prefilter]] | None = None,
+    lines: Mapping[str, tuple[Any, Prefilter]] | None = None,
     routes: tuple[str, ...] | None = None,
 ) -> dict[str, list]:
     """Read the points, area layers and line layers of a whole extract together.
@@ -219,221 +230,225 @@ def read_layers(
     InputError
         As the readers do.
     """
-    source = X._open(path)
+    source = open_extract(path)
     with location_index(Path(path)) as storage:
-        return _read_layers(path, source, storage, points, areas, lines, routes)
+        return _LayerReader(path, source, points, areas, lines, routes).read(storage)
 
 
-def _read_layers(path, source, storage: str, points, areas, lines, routes) -> dict[str, list]:
-    areas = dict(areas or {})
-    lines = dict(lines or {})
-    points_keep, points_pre = points if points is not None else (None, None)
-    used = [pre for _, pre in [*areas.values(), *lines.values()]]
-    if points_pre is not None:
-        used.append(points_pre)
-    exact = _union_filter(used)
+class _LayerReader:
+    """One read of an extract for :func:`read_layers`: the passes and what they find."""
 
-    # The way ids in an osmium IdTracker, which the main pass filters ways by.
-    way_ids = osmium.IdTracker()
-    rels = _Relations(points_keep, {n: keep for n, (keep, _) in areas.items()}, routes, way_ids)
-    exact_pairs = sorted(exact.pairs)
-    manager = osmium.area.AreaManager() if areas else None
+    def __init__(self, path, source, points, areas, lines, routes) -> None:
+        self.path, self.source, self.routes = path, source, routes
+        self.areas: dict[str, tuple[Any, Prefilter]] = dict(areas or {})
+        self.lines: dict[str, tuple[Any, Prefilter]] = dict(lines or {})
+        self.points_keep, self.points_pre = points if points is not None else (None, None)
+        used = [pre for _, pre in [*self.areas.values(), *self.lines.values()]]
+        if self.points_pre is not None:
+            used.append(self.points_pre)
+        self.exact = _union_filter(used)
+        # The way ids in an osmium IdTracker, which the main pass filters ways by.
+        self.way_ids = osmium.IdTracker()
+        area_keeps = {n: keep for n, (keep, _) in self.areas.items()}
+        self.rels = _Relations(self.points_keep, area_keeps, routes, self.way_ids)
+        self.manager = osmium.area.AreaManager() if self.areas else None
+        self.out_points: list[OsmElement] = []
+        self.way_extents: dict[int, Extent] = {}
+        self.found_areas: dict[str, list] = {n: [] for n in self.areas}
+        self.found_lines: dict[str, list] = {n: [] for n in self.lines}
+        self.factory = osmium.geom.WKBFactory()
+        self.seen: set[tuple[bool, int]] = set()
+        self.needed_ways: set[int] = set()
+        self.index: Any = None
 
-    # Pass 1 (ways and relations, no locations): the ids of the ways with an exact
-    # tag, the points' relations, and the area relations (handed to the assembler's
-    # first pass) with their member ways.
-    way_filter = X.Prefilter(exact.pairs).exact_filter()
-    way_filter.enable_for(osmium.osm.WAY)
-    rel_pairs = exact.pairs | ({("type", "route")} if routes is not None else set())
-    rel_filter = X.Prefilter(rel_pairs).exact_filter()
-    rel_filter.enable_for(osmium.osm.RELATION)
-    first = osmium.FileProcessor(source, osmium.osm.WAY | osmium.osm.RELATION)
-    first = first.with_filter(way_filter).with_filter(rel_filter)
-    first = first.with_filter(rels)
-    if manager is not None:
-        first = first.with_filter(manager.first_pass_handler())
-    for obj in X._iterate(first, path):
-        if obj.is_way():
-            way_ids.add_way(obj.id)
-        # (an area relation's member ways went into way_ids in rels.relation)
-    if rels.error is not None:
-        raise rels.error
-    out_points: list[OsmElement] = []
-    way_extents: dict[int, X._Extent] = {}
-    found_areas: dict[str, list] = {n: [] for n in areas}
-    found_lines: dict[str, list] = {n: [] for n in lines}
-    factory = osmium.geom.WKBFactory()
-    seen: set[tuple[bool, int]] = set()
-    needed_ways: set[int] = set()
-    needed_known = False
+    def read(self, storage: str) -> dict[str, list]:
+        """All the passes, with node locations in ``storage``; the layers found."""
+        self._first_pass()
+        if self.points_keep is not None:
+            self._add_children(list(self.rels.point_rels))
+        for wid in self.needed_ways:
+            self.way_ids.add_way(wid)
+        self.index = osmium.index.create_map(storage)
+        self._sort_main_pass()
+        result: dict[str, list] = {}
+        if self.routes is not None:
+            result["routes"] = self._routes()
+        if self.points_keep is not None:
+            result["points"] = self._points()
+        for n, rows in self.found_areas.items():
+            rows.sort(key=lambda t: (t[0], t[1]))
+            result[n] = [(key, tags, geom) for _, _, key, tags, geom in rows]
+        for n, rows in self.found_lines.items():
+            rows.sort(key=lambda t: t[0])
+            result[n] = [(f"way/{wid}", tags, line) for wid, tags, line in rows]
+        return result
 
-    def point_of(obj: Any, extent, tags: dict[str, str]) -> None:
+    def _first_pass(self) -> None:
+        """Pass 1 (ways and relations, no locations): the ids of the ways with an exact
+        tag, the points' relations, and the area relations (handed to the assembler's
+        first pass) with their member ways."""
+        way_filter = Prefilter(self.exact.pairs).exact_filter()
+        way_filter.enable_for(osmium.osm.WAY)
+        rel_pairs = self.exact.pairs | ({("type", "route")} if self.routes is not None else set())
+        rel_filter = Prefilter(rel_pairs).exact_filter()
+        rel_filter.enable_for(osmium.osm.RELATION)
+        first = osmium.FileProcessor(self.source, osmium.osm.WAY | osmium.osm.RELATION)
+        first = first.with_filter(way_filter).with_filter(rel_filter)
+        first = first.with_filter(self.rels)
+        if self.manager is not None:
+            first = first.with_filter(self.manager.first_pass_handler())
+        for obj in iterate(first, self.path):
+            if obj.is_way():
+                self.way_ids.add_way(obj.id)
+            # (an area relation's member ways went into way_ids in rels.relation)
+        if self.rels.error is not None:
+            raise self.rels.error
+
+    def _sort_main_pass(self) -> None:
+        """Pass 2: each node, way and area to the layers that keep it."""
+        exact_pairs = sorted(self.exact.pairs)
+        main = _main_pass(self.source, self.index, self.manager, self.way_ids, exact_pairs)
+        for obj in iterate(main, self.path):
+            if obj.is_area():
+                self._area_of(obj)
+                continue
+            tags = tags_of(obj)
+            if self.points_keep is not None:
+                if self.points_pre.keys:
+                    self.seen.add((obj.is_node(), obj.id))
+                self._point_of(obj, way_extent, tags)
+            if self.lines and obj.is_way() and tags:
+                self._line_of(obj, tags)
+
+    def _point_of(self, obj: Any, extent, tags: dict[str, str]) -> None:
         if obj.is_node():
             loc = obj.location
-            if loc.valid() and points_keep(tags):
-                out_points.append(OsmElement("node", obj.id, loc.lat, loc.lon, dict(tags)))
+            if loc.valid() and self.points_keep(tags):
+                self.out_points.append(OsmElement("node", obj.id, loc.lat, loc.lon, dict(tags)))
             return
-        needed = obj.id in needed_ways
-        wanted = len(tags) > 0 and points_keep(tags)
+        needed = obj.id in self.needed_ways
+        wanted = len(tags) > 0 and self.points_keep(tags)
         if not (needed or wanted):
             return
         ext = extent(obj)
         if ext is None:
             return
         if needed:
-            way_extents[obj.id] = ext
+            self.way_extents[obj.id] = ext
         if wanted:
-            out_points.append(OsmElement("way", obj.id, *X._centre(ext), dict(tags)))
+            self.out_points.append(OsmElement("way", obj.id, *centre(ext), dict(tags)))
 
-    def line_of(way: Any, tags: dict[str, str]) -> None:
-        kept = [n for n, (keep, _) in lines.items() if keep(tags)]
+    def _line_of(self, way: Any, tags: dict[str, str]) -> None:
+        kept = [n for n, (keep, _) in self.lines.items() if keep(tags)]
         if not kept:
             return
-        coords = X.way_coords(way)
+        coords = way_coords(way)
         if len(coords) < 2:
             return
         line = shapely.LineString(coords)
         for n in kept:
-            found_lines[n].append((way.id, dict(tags), line))
+            self.found_lines[n].append((way.id, dict(tags), line))
 
-    def area_of(area: Any) -> None:
+    def _area_of(self, area: Any) -> None:
         oid = area.orig_id()
         tags = None
         if area.from_way():
             if not len(area.tags):
                 return
-            tags = X._tags(area)
-            kept = [(n, None) for n, (keep, _) in areas.items() if keep(tags)]
+            tags = tags_of(area)
+            kept = [(n, None) for n, (keep, _) in self.areas.items() if keep(tags)]
             kind = "way"
         else:
-            kept = [(n, rels.area_tags[n].get(oid)) for n in areas]
+            kept = [(n, self.rels.area_tags[n].get(oid)) for n in self.areas]
             kept = [(n, t) for n, t in kept if t is not None]
             kind = "relation"
         if not kept:
             return
         try:
             # osmium writes hex WKB; GEOS parses binary WKB much faster than hex.
-            geom = shapely.from_wkb(bytes.fromhex(factory.create_multipolygon(area)))
+            geom = shapely.from_wkb(bytes.fromhex(self.factory.create_multipolygon(area)))
         except (RuntimeError, ValueError, shapely.errors.GEOSException):
             return
-        geom = X._polygonal(geom)
+        geom = polygonal(geom)
         if geom is None:
             return
         for n, rel_tags in kept:
-            found_areas[n].append(
-                (X._TYPE_ORDER[kind], oid, f"{kind}/{oid}", dict(tags or rel_tags), geom)
+            self.found_areas[n].append(
+                (TYPE_ORDER[kind], oid, f"{kind}/{oid}", dict(tags or rel_tags), geom)
             )
 
-    def resolve_needed() -> None:
-        nonlocal needed_known
-        if needed_known or points_keep is None:
-            return
-        needed_known = True
-        if rels.error is not None:
-            raise rels.error
-        add_children(list(rels.point_rels))
-
-    def add_children(rids: list[int]) -> None:
+    def _add_children(self, rids: list[int]) -> None:
         """Member relations' node and way members join their parents' (one level)."""
-        kept = [rels.point_rels[r] for r in rids]
+        kept = [self.rels.point_rels[r] for r in rids]
         child_ids = {c for _, _, _, cs in kept for c in cs}
         if child_ids:
             children: dict[int, tuple[list, list]] = {}
-            found = osmium.FileProcessor(source, osmium.osm.RELATION).with_filter(
+            found = osmium.FileProcessor(self.source, osmium.osm.RELATION).with_filter(
                 osmium.filter.IdFilter(child_ids)
             )
-            for rel in X._iterate(found, path):
+            for rel in iterate(found, self.path):
                 if rel.id in child_ids:
-                    nodes, ways, _ = X._split_members(rel.members)
+                    nodes, ways, _ = split_members(rel.members)
                     children[rel.id] = (nodes, ways)
             for _, nodes, ways, cs in kept:
                 for c in cs:
                     cn, cw = children.get(c, ((), ()))
                     nodes.extend(cn)
                     ways.extend(cw)
-        needed_ways.update(w for _, _, ws, _ in kept for w in ws)
+        self.needed_ways.update(w for _, _, ws, _ in kept for w in ws)
 
-    resolve_needed()
-    for wid in needed_ways:
-        way_ids.add_way(wid)
-    index = osmium.index.create_map(storage)
-    main = _main_pass(source, index, manager, way_ids, exact_pairs)
-    for obj in X._iterate(main, path):
-        if obj.is_area():
-            area_of(obj)
-            continue
-        tags = X._tags(obj)
-        if points_keep is not None:
-            if points_pre.keys:
-                seen.add((obj.is_node(), obj.id))
-            point_of(obj, X._way_extent, tags)
-        if lines and obj.is_way() and tags:
-            line_of(obj, tags)
-
-    result: dict[str, list] = {}
-    if routes is not None:
+    def _routes(self) -> list:
+        """The routes, their stops located from the main pass's index."""
         where: dict[int, tuple[float, float]] = {}
-        for _, stops in rels.routes.values():
+        for _, stops in self.rels.routes.values():
             for nid in stops:
                 if nid in where:
                     continue
                 try:
-                    loc = index.get(nid)
+                    loc = self.index.get(nid)
                 except KeyError:
                     continue
                 if loc.valid():
                     where[nid] = (loc.lon, loc.lat)
-        result["routes"] = make_routes(rels.routes, where)
-    if points_keep is not None:
-        if points_pre.keys:
-            # Pass 2b: nodes, ways and relations with a bare key (no exact tag).
-            keyed = osmium.FileProcessor(source).with_filter(
-                osmium.filter.KeyFilter(*sorted(points_pre.keys))
-            )
-            late: list[int] = []
-            for obj in X._iterate(keyed, path):
-                if obj.is_relation():
-                    if obj.id not in rels.point_rels:
-                        tags = X._tags(obj)
-                        if points_keep(tags):
-                            rels.point_rels[obj.id] = (tags, *X._split_members(obj.members))
-                            late.append(obj.id)
-                elif (obj.is_node(), obj.id) not in seen:
-                    point_of(obj, lambda way: X._stored_extent(way, index), X._tags(obj))
-            add_children(late)
-        missing = needed_ways - way_extents.keys()
+        return make_routes(self.rels.routes, where)
+
+    def _points(self) -> list[OsmElement]:
+        """The points layer: the main pass's, the bare keys' and the relations'."""
+        if self.points_pre.keys:
+            self._keyed_pass()
+        self._missing_ways()
+        for rid, (tags, nodes, ways, _) in self.rels.point_rels.items():
+            ext = relation_extent(nodes, ways, self.index, self.way_extents)
+            if ext is not None:
+                self.out_points.append(OsmElement("relation", rid, *centre(ext), tags))
+        self.out_points.sort(key=lambda e: (TYPE_ORDER[e.osm_type], e.osm_id))
+        return self.out_points
+
+    def _keyed_pass(self) -> None:
+        """Pass 2b: nodes, ways and relations with a bare key (no exact tag)."""
+        keyed = osmium.FileProcessor(self.source).with_filter(
+            osmium.filter.KeyFilter(*sorted(self.points_pre.keys))
+        )
+        late: list[int] = []
+        for obj in iterate(keyed, self.path):
+            if obj.is_relation():
+                if obj.id not in self.rels.point_rels:
+                    tags = tags_of(obj)
+                    if self.points_keep(tags):
+                        self.rels.point_rels[obj.id] = (tags, *split_members(obj.members))
+                        late.append(obj.id)
+            elif (obj.is_node(), obj.id) not in self.seen:
+                self._point_of(obj, lambda way: stored_extent(way, self.index), tags_of(obj))
+        self._add_children(late)
+
+    def _missing_ways(self) -> None:
+        """Pass 3: the member ways of point relations that no layer let through."""
+        missing = self.needed_ways - self.way_extents.keys()
         if missing:
-            ways = osmium.FileProcessor(source, osmium.osm.WAY).with_filter(
+            ways = osmium.FileProcessor(self.source, osmium.osm.WAY).with_filter(
                 osmium.filter.IdFilter(missing)
             )
-            for way in X._iterate(ways, path):
-                ext = X._stored_extent(way, index)
+            for way in iterate(ways, self.path):
+                ext = stored_extent(way, self.index)
                 if ext is not None:
-                    way_extents[way.id] = ext
-        for rid, (tags, nodes, ways, _) in rels.point_rels.items():
-            ext = X._new_extent()
-            found = False
-            for nid in nodes:
-                try:
-                    loc = index.get(nid)
-                except KeyError:
-                    continue
-                if loc.valid():
-                    X._add_point(ext, loc.lon, loc.lat)
-                    found = True
-            for wid in ways:
-                wext = way_extents.get(wid)
-                if wext is not None:
-                    X._add_extent(ext, wext)
-                    found = True
-            if found:
-                out_points.append(OsmElement("relation", rid, *X._centre(ext), tags))
-        out_points.sort(key=lambda e: (X._TYPE_ORDER[e.osm_type], e.osm_id))
-        result["points"] = out_points
-    for n, rows in found_areas.items():
-        rows.sort(key=lambda t: (t[0], t[1]))
-        result[n] = [(key, tags, geom) for _, _, key, tags, geom in rows]
-    for n, rows in found_lines.items():
-        rows.sort(key=lambda t: t[0])
-        result[n] = [(f"way/{wid}", tags, line) for wid, tags, line in rows]
-    return result
+                    self.way_extents[way.id] = ext

@@ -20,7 +20,7 @@ from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.errors import InputError, NoDataError
-from stations_generator.osm import extracts, overpass, sources
+from stations_generator.osm import extract_io, overpass, sources
 
 _KINDS = {
     "r": "relation",
@@ -54,7 +54,7 @@ def _one_area(geoms: list[BaseGeometry]) -> BaseGeometry | None:
 
 
 def _relation_area(path: Path, relation_id: int) -> BaseGeometry | None:
-    source = extracts._open(path)
+    source = extract_io.open_extract(path)
     processor = (
         osmium.FileProcessor(source)
         .with_areas(osmium.filter.IdFilter([relation_id]))
@@ -62,20 +62,20 @@ def _relation_area(path: Path, relation_id: int) -> BaseGeometry | None:
     )
     factory = osmium.geom.WKBFactory()
     found = []
-    for area in extracts._iterate(processor, path):
+    for area in extract_io.iterate(processor, path):
         if not area.from_way() and area.orig_id() == relation_id:
             found.append(shapely.make_valid(shapely.from_wkb(factory.create_multipolygon(area))))
     return _one_area(found)
 
 
 def _way_area(path: Path, way_id: int) -> BaseGeometry | None:
-    source = extracts._open(path)
+    source = extract_io.open_extract(path)
     processor = (
         osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY)
         .with_locations()
         .with_filter(osmium.filter.EntityFilter(osmium.osm.WAY))
     )
-    for way in extracts._iterate(processor, path):
+    for way in extract_io.iterate(processor, path):
         if way.id != way_id:
             continue
         coords = [(n.location.lon, n.location.lat) for n in way.nodes if n.location.valid()]

@@ -34,8 +34,10 @@ from shapely.geometry.base import BaseGeometry
 
 from stations_generator.core.play.drive import add_travel_times
 from stations_generator.errors import InputError, NoDataError
-from stations_generator.osm.extracts import BBox, _check_bbox, _iterate, _open
-from stations_generator.osm.overpass import OverpassClient, parse_overpass_json
+from stations_generator.osm import overpass
+from stations_generator.osm.extract_io import BBox, check_bbox, iterate, open_extract
+from stations_generator.osm.overpass import OverpassClient
+from stations_generator.osm.overpass_json import parse_overpass_json
 from stations_generator.osm.query import poly_filters
 
 __all__ = [
@@ -148,8 +150,8 @@ def read_drive_graph(
         If it holds no drivable road.
     """
 
-    source = _open(path)
-    box = _check_bbox(bbox)
+    source = open_extract(path)
+    box = check_bbox(bbox)
     processor = (
         osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY)
         .with_locations()
@@ -159,7 +161,7 @@ def read_drive_graph(
     nodes: dict[int, tuple[float, float]] = {}
     ways: list[tuple[int, list[int], dict[str, str]]] = []
     trimmed = dropped = 0
-    for way in _iterate(processor, path):
+    for way in iterate(processor, path):
         if not is_drivable(way.tags):
             continue
         runs = list(_runs(way))
@@ -287,7 +289,7 @@ def fetch_drive_graph(
     NoDataError
         If the area has no drivable road.
     """
-    client = client or OverpassClient()
+    client = client or overpass.client()
     nodes, ways = client.fetch_parsed(road_query(polygon), _road_ways)
     if not ways:
         raise NoDataError("no drivable roads in the play area (Overpass found none)")

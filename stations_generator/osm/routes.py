@@ -20,7 +20,7 @@ import osmium
 import osmium.filter
 
 from stations_generator.core.geo.shapes import distance_m
-from stations_generator.osm.extracts import _all, _iterate, _open, _tags
+from stations_generator.osm.extract_io import all_items, iterate, open_extract, tags_of
 
 TRANSIT_ROUTES = ("train", "subway", "light_rail", "tram", "bus", "trolleybus", "monorail", "ferry")
 SERVED_WITHIN_M = 100.0  # a stop position or platform this close belongs to the station
@@ -60,10 +60,10 @@ def stop_nodes(members: Iterable[tuple[str, int, str]]) -> list[int]:
 
 def route_stops(rel: Any, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> tuple[dict, list] | None:
     """A relation's tags and stop/platform member nodes, if it is a route of ``kinds``."""
-    tags = _tags(rel)
+    tags = tags_of(rel)
     if not is_route(tags, kinds):
         return None
-    return tags, stop_nodes((m.type, m.ref, m.role) for m in _all(rel.members))
+    return tags, stop_nodes((m.type, m.ref, m.role) for m in all_items(rel.members))
 
 
 def make_routes(
@@ -101,20 +101,20 @@ def read_routes(path: Path, kinds: tuple[str, ...] = TRANSIT_ROUTES) -> list[Rou
     (The extract cache reads them in its one pass instead: :mod:`.one_pass`.)"""
     relations: dict[int, tuple[dict[str, str], list[int]]] = {}
     # osmium's C++ filters pick what reaches Python: route relations, then their stops.
-    routes = osmium.FileProcessor(_open(path), osmium.osm.RELATION).with_filter(
+    routes = osmium.FileProcessor(open_extract(path), osmium.osm.RELATION).with_filter(
         osmium.filter.TagFilter(("type", "route"))
     )
-    for obj in _iterate(routes, path):
+    for obj in iterate(routes, path):
         found = route_stops(obj, kinds)
         if found is not None:
             relations[obj.id] = found
     wanted = {n for _, nodes in relations.values() for n in nodes}
     where: dict[int, tuple[float, float]] = {}
     if wanted:
-        stops = osmium.FileProcessor(_open(path), osmium.osm.NODE).with_filter(
+        stops = osmium.FileProcessor(open_extract(path), osmium.osm.NODE).with_filter(
             osmium.filter.IdFilter(wanted)
         )
-        for obj in _iterate(stops, path):
+        for obj in iterate(stops, path):
             if obj.id in wanted and obj.location.valid():
                 where[obj.id] = (obj.location.lon, obj.location.lat)
     return make_routes(relations, where)

@@ -18,7 +18,7 @@ from shapely.geometry.base import BaseGeometry
 from stations_generator.core.catalogue import Catalogue
 from stations_generator.core.elements import OsmElement
 from stations_generator.errors import InputError, NoDataError
-from stations_generator.osm import extracts, layers, overpass
+from stations_generator.osm import extracts, layers, overpass, overpass_file, overpass_json
 from stations_generator.osm.nominatim import NominatimClient
 from stations_generator.osm.query import build_query, relation_query
 
@@ -59,7 +59,7 @@ def json_element_filter(
     def wanted(element: dict[str, Any]) -> bool:
         tags = element.get("tags")
         return bool(tags and catalogue.keeps(tags)) or (
-            with_water and overpass.has_geometry(element)
+            with_water and overpass_file.has_geometry(element)
         )
 
     return wanted
@@ -89,8 +89,8 @@ def read_files(
         if kind == "json":
             with_water = water and not water_files
             wanted = json_element_filter(catalogue, with_water=with_water)
-            raw = overpass.read_overpass_json_file(path, keep=wanted)
-            elements, polygons = overpass.parse_overpass(raw, path.name)
+            raw = overpass_file.read_overpass_json_file(path, keep=wanted)
+            elements, polygons = overpass_json.parse_overpass(raw, path.name)
             if with_water:  # (else ``wanted`` kept only what the catalogue keeps)
                 elements = [e for e in elements if catalogue.keeps(e.tags)]
                 data.water.extend(polygons)
@@ -107,8 +107,8 @@ def read_files(
                 raise InputError(f"water file {path.name!r} does not exist; check the --water path")
             if _kind(path) == "json":
                 data.water.extend(
-                    overpass.water_polygons_from_overpass_json(
-                        overpass.read_overpass_json_file(path, keep=overpass.has_geometry)
+                    overpass_json.water_polygons_from_overpass_json(
+                        overpass_file.read_overpass_json_file(path, keep=overpass_file.has_geometry)
                     )
                 )
             else:
@@ -127,7 +127,7 @@ def fetch_overpass(
 
     def parse(raw: dict) -> OsmData:
         data = OsmData(sources=["Overpass"])
-        elements, polygons = overpass.parse_overpass(raw, "the Overpass response")
+        elements, polygons = overpass_json.parse_overpass(raw, "the Overpass response")
         data.elements = [e for e in elements if catalogue.keeps(e.tags)]
         if water:
             data.water = polygons
@@ -145,7 +145,7 @@ def fetch_relation_area(client: overpass.OverpassClient, relation_id: int) -> Ba
             isinstance(e, dict) and e.get("type") == "relation" and e.get("id") == relation_id
             for e in elements or ()
         )
-        polygons = overpass.water_polygons_from_overpass_json(_as_multipolygon(raw))
+        polygons = overpass_json.water_polygons_from_overpass_json(_as_multipolygon(raw))
         return found, polygons
 
     found, polygons = client.fetch_parsed(relation_query(relation_id), parse)

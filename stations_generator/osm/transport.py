@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 from stations_generator.errors import InputError
 
 __all__ = [
+    "RETRY_STATUSES",
     "Deadline",
     "DeadlineExceeded",
     "JsonCache",
@@ -59,6 +60,8 @@ SAY_AFTER_S = 1.0
 #: Seconds between updates of the status line on a terminal.
 TICK_S = 0.25
 _CHUNK = 1 << 16
+#: HTTP statuses that mean "busy, try again later".
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 
 class DeadlineExceeded(TimeoutError):
@@ -183,13 +186,45 @@ def exchange(
     urllib.error.URLError, OSError, http.client.HTTPException
         The connection failed (refused, unknown host, reset…).
     """
-    box: dict[str, Any] = {"received": 0}
+    transfer = _Transfer(opener, request, deadline)
+    worker = threading.Thread(target=transfer.run, name="stations-generator-http", daemon=True)
+    worker.start()
+    _wait_for(worker, transfer, label, waits)
+    late = DeadlineExceeded(f"{label}: no complete answer within {deadline.seconds:g} s")
+    error = transfer.error
+    if error is not None:
+        if isinstance(error, TimeoutError | socket.timeout) or (
+            isinstance(error, urllib.error.URLError) and isinstance(error.reason, TimeoutError)
+        ):
+            raise late
+        raise error
+    if transfer.reply is None:  # the worker saw the deadline pass between two chunks
+        raise late
+    return transfer.reply
 
-    def work() -> None:
+
+class _Transfer:
+    """One request and its whole response, read in a worker thread (:meth:`run`)
+    until it is complete or the deadline passes."""
+
+    def __init__(
+        self,
+        opener: urllib.request.OpenerDirector,
+        request: urllib.request.Request,
+        deadline: Deadline,
+    ) -> None:
+        self.opener, self.request, self.deadline = opener, request, deadline
+        self.received = 0
+        self.reply: Reply | None = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        """Send the request and read the response; any exception is kept in ``error``."""
+        deadline = self.deadline
         try:
             timeout = max(0.05, deadline.remaining())
             try:
-                response = opener.open(request, timeout=timeout)
+                response = self.opener.open(self.request, timeout=timeout)
             except urllib.error.HTTPError as exc:
                 response = exc
             with response:
@@ -199,16 +234,20 @@ def exchange(
                     if not chunk:
                         break
                     chunks.append(chunk)
-                    box["received"] += len(chunk)
+                    self.received += len(chunk)
                 else:
                     return  # the caller has given up already
                 status = response.status if hasattr(response, "status") else response.code
-                box["reply"] = Reply(int(status), response.headers, b"".join(chunks))
+                self.reply = Reply(int(status), response.headers, b"".join(chunks))
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-            box["error"] = exc
+            self.error = exc
 
-    worker = threading.Thread(target=work, name="stations-generator-http", daemon=True)
-    worker.start()
+
+def _wait_for(
+    worker: threading.Thread, transfer: _Transfer, label: str, waits: Waits | None
+) -> None:
+    """Wait for ``worker`` until the deadline, saying the wait once it lasts."""
+    deadline = transfer.deadline
     said = False
     while worker.is_alive():
         worker.join(min(TICK_S, max(deadline.remaining(), 0.01)))
@@ -224,20 +263,10 @@ def exchange(
                 said = True
             waits.status(
                 f"{_short(label)}: waiting, {deadline.elapsed:.0f} s of {deadline.seconds:.0f} s, "
-                f"{_size(box['received'])} received"
+                f"{_size(transfer.received)} received"
             )
     if waits is not None and said:
         waits.status(None)
-    if "error" in box:
-        error = box["error"]
-        if isinstance(error, TimeoutError | socket.timeout) or (
-            isinstance(error, urllib.error.URLError) and isinstance(error.reason, TimeoutError)
-        ):
-            raise DeadlineExceeded(f"{label}: no complete answer within {deadline.seconds:g} s")
-        raise error
-    if "reply" not in box:  # the worker saw the deadline pass between two chunks
-        raise DeadlineExceeded(f"{label}: no complete answer within {deadline.seconds:g} s")
-    return box["reply"]
 
 
 def network_failure(exc: BaseException) -> tuple[str, str] | None:

@@ -14,12 +14,7 @@ from shapely.geometry.base import BaseGeometry
 
 from stations_generator.core.geo.geodesy import LocalFrame
 from stations_generator.core.questions.availability import VERDICT_TEXT, Report
-from stations_generator.pages.folium_map import (
-    StyledBlock,
-    add_area,
-    offline_map,
-    render_station_map,
-)
+from stations_generator.pages.offline import StyledBlock, add_area, offline_map, render_station_map
 
 _SUBJECT_COLOURS = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",

@@ -15,17 +15,18 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from stations_generator import __version__
-from stations_generator.app.gamefile import QUESTION_TYPES
 from stations_generator.core.catalogue import load_catalogue
 from stations_generator.errors import InputError, NetworkError, NoDataError, OutputError, UserError
-from stations_generator.pages.folium_map import _category_hex
+from stations_generator.formats.gamefile import QUESTION_TYPES
+from stations_generator.pages.folium_map import category_hex
 from stations_generator.serve import assets
 from stations_generator.serve.games import GameService
 from stations_generator.serve.options import describe_options
@@ -79,7 +80,6 @@ def create_app(
     config = config or ServerConfig()
     station_maps = StationMapService(config)
     games = GameService(config, station_maps)
-    slots = threading.BoundedSemaphore(max_jobs)
     app = FastAPI(
         title="stations-generator",
         version=__version__,
@@ -89,6 +89,20 @@ def create_app(
     app.state.config = config
     app.state.station_maps = station_maps
     app.state.games = games
+    _add_body_limit(app, max_body_bytes)
+    call = _Runner(max_jobs, queue_timeout_s, request_timeout_s).call
+    _add_page_routes(app)
+    _add_station_map_routes(app, config, station_maps, call)
+    _add_game_routes(app, games, call)
+    return app
+
+
+#: Answers one API request: ``call(request, fn)`` runs ``fn(body)`` (see :class:`_Runner`).
+_Call = Callable[[Request, Callable[[Any], Any]], Awaitable[Response]]
+
+
+def _add_body_limit(app: FastAPI, max_body_bytes: int) -> None:
+    """The middleware: 413 above ``max_body_bytes``, 500 on a crash, ``Server-Timing``."""
 
     @app.middleware("http")
     async def cap_body(request: Request, call_next):
@@ -112,33 +126,42 @@ def create_app(
         response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.1f}"
         return response
 
-    async def _json(request: Request) -> Any:
-        raw = await request.body()
-        try:
-            return json.loads(raw or b"null")
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise InputError(f"the request body is not JSON: {exc}") from None
 
-    def run(work: Callable[[], Any]) -> Any:
-        if not slots.acquire(timeout=queue_timeout_s):
+async def _json(request: Request) -> Any:
+    raw = await request.body()
+    try:
+        return json.loads(raw or b"null")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"the request body is not JSON: {exc}") from None
+
+
+class _Runner:
+    """Runs API work in the thread pool, at most ``max_jobs`` at once, and answers it."""
+
+    def __init__(self, max_jobs: int, queue_timeout_s: float, request_timeout_s: float) -> None:
+        self.slots = threading.BoundedSemaphore(max_jobs)
+        self.queue_timeout_s = queue_timeout_s
+        self.request_timeout_s = request_timeout_s
+
+    def run(self, work: Callable[[], Any]) -> Any:
+        if not self.slots.acquire(timeout=self.queue_timeout_s):
             raise Busy()
         try:
             return work()
         finally:
-            slots.release()
+            self.slots.release()
 
-    from starlette.concurrency import run_in_threadpool
-
-    async def call(request: Request, fn: Callable[[Any], Any]) -> Response:
+    async def call(self, request: Request, fn: Callable[[Any], Any]) -> Response:
+        """``fn(body)`` as a response: JSON, or a 4xx/5xx ``{"error": ...}``."""
         try:
             body = await _json(request)
             result = await asyncio.wait_for(
-                run_in_threadpool(run, lambda: fn(body)), timeout=request_timeout_s
+                run_in_threadpool(self.run, lambda: fn(body)), timeout=self.request_timeout_s
             )
         except TimeoutError:
             return _error(
                 504,
-                f"the work took longer than {request_timeout_s:g} s; it goes on in the "
+                f"the work took longer than {self.request_timeout_s:g} s; it goes on in the "
                 "background: try again in a while, or use a smaller area or an extract",
             )
         except UserError as exc:
@@ -149,7 +172,9 @@ def create_app(
             return result
         return JSONResponse(result)
 
-    # -- the page --------------------------------------------------------------------
+
+def _add_page_routes(app: FastAPI) -> None:
+    """The page and its assets (not in the OpenAPI document)."""
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def page() -> HTMLResponse:
@@ -163,7 +188,11 @@ def create_app(
         data, media = found
         return Response(data, media_type=media, headers={"Cache-Control": "max-age=3600"})
 
-    # -- the API --------------------------------------------------------------------------
+
+def _add_station_map_routes(
+    app: FastAPI, config: ServerConfig, station_maps: StationMapService, call: _Call
+) -> None:
+    """Health, the page's configuration and the station-map API."""
 
     @app.get("/api/health")
     def health() -> dict:
@@ -187,7 +216,7 @@ def create_app(
             "subjects": list(catalogue.subjects),
             "question_types": list(QUESTION_TYPES),
             "downloads": list(DOWNLOADS),
-            "colours": {c: _category_hex(c) for c in catalogue.station_names},
+            "colours": {c: category_hex(c) for c in catalogue.station_names},
         }
 
     @app.post("/api/stationmap")
@@ -218,6 +247,10 @@ def create_app(
             )
 
         return await call(request, work)
+
+
+def _add_game_routes(app: FastAPI, games: GameService, call: _Call) -> None:
+    """The game API: the ``questions`` and ``zones`` commands on a game file."""
 
     @app.post("/api/game/apply")
     async def api_game_apply(request: Request) -> Response:
@@ -254,8 +287,6 @@ def create_app(
             return {"game": games.parse(body["game"], body.get("name", "game.json"))}
 
         return await call(request, work)
-
-    return app
 
 
 def _size(n: int) -> str:

@@ -1,7 +1,7 @@
 """The game service: a game document -> remaining area, zones, answers, checks, costs, links.
 
-A posted game is read by the CLI's readers (:mod:`stations_generator.app.gamefile` for our
-GAME.json, :mod:`stations_generator.app.taibeled_game` for taibeled states, question lists
+A posted game is read by the CLI's readers (:mod:`stations_generator.formats.gamefile` for our
+GAME.json, :mod:`stations_generator.app.game_loader` for taibeled states, question lists
 and ``?hzc=`` links). File names inside a game (``play_area``, ``osm``, ``stations``)
 resolve only to files the server was started with, never to other paths. For our
 format the map part (play area, OSM context, stations) is cached by content and the
@@ -19,22 +19,25 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from stations_generator import api
 from stations_generator.app import games as steps
-from stations_generator.app.gamefile import (
-    FORMAT,
-    MAX_GAME_BYTES,
+from stations_generator.app.game_loader import (
     LoadedGame,
-    _check_positions,
-    _load_ours,
-    parse_lat_lon,
-    question_from_dict,
+    cost_questions,
+    load_game_json,
+    load_taibeled_game,
 )
-from stations_generator.app.taibeled_game import MapSources, cost_questions, load_taibeled_game
+from stations_generator.app.map_context import MapSources
 from stations_generator.core.questions.geometry import QuestionError
 from stations_generator.core.questions.rules import cost_ledger
 from stations_generator.errors import InputError
 from stations_generator.formats import jsonio
+from stations_generator.formats.gamefile import (
+    FORMAT,
+    MAX_GAME_BYTES,
+    check_positions,
+    parse_lat_lon,
+    question_from_dict,
+)
 from stations_generator.serve.cache import Cache, digest
 from stations_generator.serve.stations import ServerConfig, StationMapService
 
@@ -127,7 +130,7 @@ class GameService:
             data = self._resolved(data)
             jsonio.validate(data, _game_schema(), name)
             raw_questions = data.get("questions", [])
-            _check_positions(raw_questions)
+            check_positions(raw_questions)
             map_part = {k: v for k, v in data.items() if k != "questions"}
             files = [
                 self.config.digests(Path(p))
@@ -141,7 +144,7 @@ class GameService:
             key = digest("game-map", map_part, files)
 
             def load_map() -> _Entry:
-                loaded = _load_ours(
+                loaded = load_game_json(
                     {**map_part, "questions": []}, Path("."), MapSources(), name, warn
                 )
                 return _Entry(loaded, threading.Lock())
@@ -213,7 +216,7 @@ class GameService:
             "zones_total": len(zones),
             "hiding_radius_m": g.hiding_radius_m,
             "game_size": g.game_size,
-            "play_area": steps._geometry(g.play_area),  # noqa: SLF001
+            "play_area": steps.area_geometry(g.play_area),
             "files": texts,
             "ledger": [e.__dict__ for e in cost_ledger(g.questions)],
             "labels": [q.label() for q in g.questions],
@@ -279,7 +282,7 @@ class GameService:
 
         loaded, lock, body = self._validated(body)
         g = loaded.game
-        base = body.get("base_url", "https://taibeled.github.io/JetLagHideAndSeek/")
+        base = body.get("base_url", taibeled.APP_URL)
         if not isinstance(base, str) or not base.startswith(("http://", "https://")):
             raise InputError("base_url must be an http(s) address")
         data = self.parse(body["game"], body.get("name", "game.json"))
@@ -288,7 +291,7 @@ class GameService:
             categories = data["stations"].get("categories")
         with lock:
             try:
-                link = api.share_link(
+                link = steps.share_link(
                     g, base_url=base, zone_options=_zone_options(loaded, categories)
                 )
             except (QuestionError, ValueError) as exc:

@@ -1,22 +1,27 @@
-"""The ``generate`` options the page offers, taken from the CLI command itself.
+"""The ``generate`` settings the page offers, made from :class:`GenerateRequest`'s fields.
 
-The settings panel shows each option's CLI help text and default, and the server
-converts the page's values with the option's own click type, so the page and the CLI
-accept and refuse exactly the same values, with the same words.
+The settings panel shows each setting's help text and default, as the command line's
+``--help`` does, and the server checks the page's values with the setting's own click
+type, so the page and the CLI accept and refuse exactly the same values, with the
+same words.
 """
 
 from __future__ import annotations
 
-import datetime as dt
+import dataclasses
 from typing import Any
 
 import click
 
+from stations_generator.app.generate import GenerateRequest
+from stations_generator.app.settings import Setting, click_error_line, settings_of
 from stations_generator.errors import InputError
 
-#: ``generate`` options the page sets per request (the rest are the server's: its
+__all__ = ["PAGE_FIELDS", "PAGE_OPTIONS", "convert_settings", "describe_options"]
+
+#: ``GenerateRequest`` fields the page sets per request (the rest are the server's: its
 #: output folder, Overpass endpoints, cache; or the page's own inputs: area, sources).
-PAGE_OPTIONS = (
+PAGE_FIELDS = (
     "game_size",
     "cluster_radius",
     "max_per_cluster",
@@ -28,8 +33,8 @@ PAGE_OPTIONS = (
     "playing_days",
     "play_date",
     "only_categories",
-    "no_transit",
-    "no_water_subtract",
+    "include_transit",
+    "water_subtract",
     "strict_priority",
     "search_rounds",
     "optimize",
@@ -38,19 +43,19 @@ PAGE_OPTIONS = (
     "map_name",
 )
 
+_SETTINGS: dict[str, Setting] = {f: settings_of(GenerateRequest)[f] for f in PAGE_FIELDS}
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(GenerateRequest)}
 
-def _command() -> click.Command:
-    from stations_generator.cli import generate
-
-    return generate
+#: The page's names of the settings: the options' value names (``no_transit``, …).
+PAGE_OPTIONS = tuple(s.name(f) for f, s in _SETTINGS.items())
 
 
-def _param(name: str) -> click.Option:
-    for p in _command().params:
-        if p.name == name:
-            assert isinstance(p, click.Option)
-            return p
-    raise KeyError(name)
+def _option(field_name: str) -> click.Option:
+    decls, kwargs = _SETTINGS[field_name].click_args(field_name, _DEFAULTS[field_name])
+    return click.Option(decls, **kwargs)
+
+
+_OPTIONS = {f: _option(f) for f in PAGE_FIELDS}
 
 
 def _kind(p: click.Option) -> str:
@@ -68,13 +73,18 @@ def _kind(p: click.Option) -> str:
 
 
 def describe_options() -> list[dict[str, Any]]:
-    """Every page option: name, CLI flag, kind, default, help text (and choices)."""
+    """Every page setting: name, CLI flag, kind, default, help text (and choices).
+
+    Returns
+    -------
+    list of dict
+        One per setting, in the panel's order.
+    """
     out = []
-    for name in PAGE_OPTIONS:
-        p = _param(name)
+    for field_name, p in _OPTIONS.items():
         entry: dict[str, Any] = {
-            "name": name,
-            "flag": max(p.opts, key=len),
+            "name": p.name,
+            "flag": _SETTINGS[field_name].option,
             "kind": _kind(p),
             "default": p.default if isinstance(p.default, str | int | float | bool) else None,
             "help": p.help or "",
@@ -85,12 +95,45 @@ def describe_options() -> list[dict[str, Any]]:
     return out
 
 
-def convert_settings(settings: Any) -> dict[str, Any]:
-    """The page's settings as ``GenerateRequest`` keyword values, checked as the CLI checks them.
+def _raw(p: click.Option, raw: Any) -> Any:
+    """The page's value for ``p`` as click would get it (None: not given)."""
+    if raw == "" and not p.is_flag:
+        raw = None
+    if p.is_flag:
+        if raw is not None and not isinstance(raw, bool):
+            raise InputError(f"invalid value for {p.opts[0]!r}: give true or false")
+        return bool(raw)
+    if p.multiple:
+        if raw is None:
+            raw = ()
+        if not isinstance(raw, list | tuple) or not all(isinstance(v, str) for v in raw):
+            raise InputError(f"invalid value for {p.opts[0]!r}: give a list of names")
+        return raw
+    if raw is not None and not isinstance(raw, str | int | float) or isinstance(raw, bool):
+        raise InputError(f"invalid value for {p.opts[0]!r}: give a number or a text")
+    return raw
 
-    Missing or ``null`` settings take the CLI's default. Raises :class:`InputError` with
-    click's own message (``invalid value for '--min-spacing': …``) for a bad value, or
-    for a setting the page does not know.
+
+def convert_settings(settings: Any) -> dict[str, Any]:
+    """The page's settings as ``GenerateRequest`` fields, checked as the CLI checks them.
+
+    Parameters
+    ----------
+    settings : dict or None
+        The page's settings by name (``min_spacing``, ``no_transit``, …); a missing or
+        ``null`` one takes the CLI's default.
+
+    Returns
+    -------
+    dict
+        ``GenerateRequest`` keyword values (an optional setting not given is left out,
+        so the field keeps its default).
+
+    Raises
+    ------
+    InputError
+        With click's own message (``invalid value for '--min-spacing': …``) for a bad
+        value, or for a setting the page does not know.
     """
     if settings is None:
         settings = {}
@@ -101,36 +144,20 @@ def convert_settings(settings: Any) -> dict[str, Any]:
         raise InputError(
             f"unknown setting {unknown[0]!r}; the settings are: " + ", ".join(PAGE_OPTIONS)
         )
-    ctx = click.Context(_command())
-    values: dict[str, Any] = {}
-    for name in PAGE_OPTIONS:
-        p = _param(name)
-        raw = settings.get(name)
-        if raw == "" and not p.is_flag:
-            raw = None
-        if p.is_flag:
-            if raw is not None and not isinstance(raw, bool):
-                raise InputError(f"invalid value for {p.opts[0]!r}: give true or false")
-            raw = bool(raw)
-        elif p.multiple:
-            if raw is None:
-                raw = ()
-            if not isinstance(raw, list | tuple) or not all(isinstance(v, str) for v in raw):
-                raise InputError(f"invalid value for {p.opts[0]!r}: give a list of names")
-        elif raw is not None and not isinstance(raw, str | int | float) or isinstance(raw, bool):
-            raise InputError(f"invalid value for {p.opts[0]!r}: give a number or a text")
-        if raw is None:
+    ctx = click.Context(click.Command("generate"))
+    fields: dict[str, Any] = {}
+    for field_name, p in _OPTIONS.items():
+        setting = _SETTINGS[field_name]
+        raw = _raw(p, settings.get(p.name))
+        if raw is None:  # the CLI's default (click marks "no default" with a sentinel)
             default = p.get_default(ctx)
             raw = default if isinstance(default, str | int | float | tuple | list) else None
         try:
             value = p.process_value(ctx, raw)
         except click.BadParameter as exc:
-            from stations_generator.cli import click_error_line
-
             exc.ctx = None  # the page has no --help to point to
             exc.param = exc.param or p
             raise InputError(click_error_line(exc).removeprefix("error: ")) from None
-        values[name] = (
-            value if isinstance(value, str | int | float | tuple | list | dt.date) else None
-        )
-    return values
+        if not (setting.optional and value is None):
+            fields[field_name] = setting.field_value(value)
+    return fields

@@ -211,7 +211,7 @@ class Built:
                 r.stations,
                 r.play_area,
                 r.exclusions,
-                metadata=gen._metadata(r),  # noqa: SLF001
+                metadata=gen.station_map_metadata(r),
             ),
             # [lon, lat, name, reason] per rejected candidate: the page's grey dots.
             "rejected_candidates": [
@@ -242,8 +242,8 @@ class StationMapService:
 
     def _client(self, console: _Console) -> overpass.OverpassClient:
         c = self.config
-        return overpass.OverpassClient(
-            c.overpass_urls or overpass.DEFAULT_ENDPOINTS,
+        return overpass.client(
+            c.overpass_urls,
             timeout=c.overpass_timeout,
             cache_dir=c.cache_dir,
             use_cache=c.use_cache,
@@ -347,32 +347,10 @@ class StationMapService:
             raise InputError(
                 "--search re-packs the map and --strict-priority forbids that; drop one of them"
             )
-        from stations_generator.core.stationmap.optimize import DEFAULT_TIME_LIMIT_S
-
         request = gen.GenerateRequest(
             osm_files=osm_files,
             water_files=water_files,
-            only_categories=tuple(values["only_categories"]),
-            include_transit=not values["no_transit"],
-            min_spacing=values["min_spacing"],
-            cluster_gap=values["cluster_gap"],
-            cluster_radius=values["cluster_radius"],
-            max_per_cluster=values["max_per_cluster"],
-            game_size=values["game_size"],
-            density_radius=values["density_radius"],
-            tiers=values["tiers"],
-            playing_hours=values["playing_hours"],
-            playing_days=values["playing_days"],
-            play_date=values["play_date"],
-            water_subtract=not values["no_water_subtract"],
-            strict_priority=values["strict_priority"],
-            search_rounds=values["search_rounds"],
-            optimize=values["optimize"],  # time_limit: the CLI's --time-limit default
-            time_limit=(
-                DEFAULT_TIME_LIMIT_S if values["time_limit"] is None else values["time_limit"]
-            ),
-            explain=values["explain"],
-            map_name=values["map_name"],
+            **values,
             overpass_urls=c.overpass_urls,
             overpass_timeout=c.overpass_timeout,
             cache_dir=c.cache_dir,

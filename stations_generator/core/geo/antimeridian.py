@@ -11,7 +11,7 @@ asks, with every longitude in [-180°, 180°].
 
 The play-area reader (``playarea.py``) keeps such an area as RFC 7946 gives it, in two
 parts, which is right for the station map (``generate`` works part by part); the game
-loaders (``gamefile.load_game``) join it with :func:`join_antimeridian`.
+loaders (``app.game_loader.load_game``) join it with :func:`join_antimeridian`.
 
 For an area that does not come near ±180° all of this is the identity.
 """

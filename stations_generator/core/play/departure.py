@@ -1,7 +1,7 @@
 """The departure roll: dice against a station's wait range (pure: no I/O).
 
 At a vehicle station the players roll 2d6 against the station's wait range
-``wait_min``–``wait_max`` (DESIGN §1, "Vehicle stations")::
+``wait_min``–``wait_max`` (the game's rules, "Vehicle stations")::
 
     2–3    leave now
     4–6    wait the lower bound
@@ -348,7 +348,7 @@ def parse_table(text: str, dice: int = 2, sides: int = 6) -> DepartureTable:
 
 
 DEFAULT_TABLE_SPEC = "2-3:leave,4-6:min,7-10:max,11-12:miss"
-"""The rules' 2d6 table (DESIGN §1, "Departure roll")."""
+"""The rules' 2d6 table (the game's "Departure roll")."""
 
 DEFAULT_TABLE = parse_table(DEFAULT_TABLE_SPEC)
 

@@ -1,6 +1,6 @@
 """Routes between vehicle stations (pure: no I/O).
 
-A route is a declared sequence of stations of the map (DESIGN §1): the players
+A route is a declared sequence of stations of the map (the game's rules): the players
 roll at the first station, ride through the others in order and dismount at
 each stop; the last station, the destination, is a forced stop — the route ends
 there, and going on means declaring a new route and rolling again. A mid-route

@@ -491,85 +491,118 @@ def build_report(
     rows = []
     for subject in subjects:
         chosen = places[places["subject"] == subject] if len(places) else places
-        lon = chosen.geometry.x.to_numpy() if len(chosen) else np.empty(0)
-        lat = chosen.geometry.y.to_numpy() if len(chosen) else np.empty(0)
-        x, y = frame.project(lon, lat) if len(lon) else (np.empty(0), np.empty(0))
-        distance = shapely.distance(area_m, shapely.points(x, y)) if len(x) else np.empty(0)
-        tentacles = TENTACLES_RADIUS_M.get(subject)
-        matching = subject in MATCHING_SUBJECTS
-        measuring = subject in MEASURING_SUBJECTS
-        if not (tentacles or matching or measuring):  # a user-defined subject
-            matching = measuring = True
-        reaches = {0.0}
-        if tentacles:
-            reaches.add(tentacles)
-        if matching or measuring:
-            reaches.add(float(margin_m))
-        within = {r: int((distance <= r).sum()) for r in sorted(reaches)}
-        far = max(reaches)
-        near_mask = distance <= far
-        order = np.argsort(distance[near_mask], kind="stable")
-        ids = tuple(chosen["id"].to_numpy()[near_mask][order]) if len(chosen) else ()
-
-        nearest_in_area = None
-        questions: list[QuestionVerdict] = []
         line_unknown = subject == TRANSIT_LINE and not has_routes and station_count_anywhere > 0
-        if tentacles:
-            count = within[tentacles]
-            if line_unknown:
-                verdict, note = "unknown", "no route relations in the data to count lines"
-            else:
-                verdict = _count_verdict(count, need=2)
-                note = {
-                    "none": f"nothing within {tentacles / 1000:g} km of the area",
-                    "only_one": "a single place: the answer is that one or none",
-                    "usable": f"{count} places within {tentacles / 1000:g} km",
-                }[verdict]
-            questions.append(QuestionVerdict("tentacles", tentacles, count, verdict, note))
-        if matching:
-            count = within[float(margin_m)]
-            if line_unknown:
-                verdict, note = "unknown", "no route relations in the data to count lines"
-            elif count == 0:
-                verdict, note = "none", f"nothing within {margin_m / 1000:g} km"
-            elif count == 1:
-                verdict, note = "only_one", "one place: the answer is always 'same'"
-            else:
-                nearest_in_area = _distinct_nearest(x[near_mask], y[near_mask], samples)
-                if nearest_in_area < 2:
-                    verdict, note = "only_one", "the whole area has the same nearest place"
-                else:
-                    verdict = "usable"
-                    note = f"{nearest_in_area} different nearest places across the area"
-            questions.append(QuestionVerdict("matching", float(margin_m), count, verdict, note))
-        if measuring:
-            count = within[float(margin_m)]
-            verdict = "none" if count == 0 else "usable"
-            note = (
-                f"nothing within {margin_m / 1000:g} km"
-                if count == 0
-                else "one place is enough to measure against"
-                if count == 1
-                else f"{count} places within {margin_m / 1000:g} km"
-            )
-            questions.append(QuestionVerdict("measuring", float(margin_m), count, verdict, note))
-        rows.append(
-            SubjectReport(
-                subject=subject,
-                label=_label(subject, catalogue),
-                inside=within[0.0],
-                within=within,
-                nearest_in_area=nearest_in_area,
-                questions=tuple(questions),
-                ids=ids,
-            )
-        )
+        verdicts = _Verdicts(float(margin_m), line_unknown)
+        rows.append(_subject_report(subject, chosen, frame, area_m, samples, verdicts, catalogue))
     return Report(
         subjects=tuple(rows),
         area_km2=geodesic_area_km2(area),
         margin_m=float(margin_m),
         notes=tuple(notes),
     )
+
+
+def _subject_report(
+    subject: str,
+    chosen: gpd.GeoDataFrame,
+    frame: LocalFrame,
+    area_m: BaseGeometry,
+    samples: np.ndarray,
+    verdicts: _Verdicts,
+    catalogue: Catalogue | None,
+) -> SubjectReport:
+    """One subject's counts around the area (in ``frame``'s metres) and its questions."""
+    margin_m = verdicts.margin_m
+    lon = chosen.geometry.x.to_numpy() if len(chosen) else np.empty(0)
+    lat = chosen.geometry.y.to_numpy() if len(chosen) else np.empty(0)
+    x, y = frame.project(lon, lat) if len(lon) else (np.empty(0), np.empty(0))
+    distance = shapely.distance(area_m, shapely.points(x, y)) if len(x) else np.empty(0)
+    tentacles = TENTACLES_RADIUS_M.get(subject)
+    matching = subject in MATCHING_SUBJECTS
+    measuring = subject in MEASURING_SUBJECTS
+    if not (tentacles or matching or measuring):  # a user-defined subject
+        matching = measuring = True
+    reaches = {0.0}
+    if tentacles:
+        reaches.add(tentacles)
+    if matching or measuring:
+        reaches.add(margin_m)
+    within = {r: int((distance <= r).sum()) for r in sorted(reaches)}
+    far = max(reaches)
+    near_mask = distance <= far
+    order = np.argsort(distance[near_mask], kind="stable")
+    ids = tuple(chosen["id"].to_numpy()[near_mask][order]) if len(chosen) else ()
+
+    nearest_in_area = None
+    questions: list[QuestionVerdict] = []
+    if tentacles:
+        questions.append(verdicts.tentacles(tentacles, within[tentacles]))
+    if matching:
+        count = within[margin_m]
+        if count >= 2 and not verdicts.line_unknown:
+            nearest_in_area = _distinct_nearest(x[near_mask], y[near_mask], samples)
+        questions.append(verdicts.matching(count, nearest_in_area))
+    if measuring:
+        questions.append(verdicts.measuring(within[margin_m]))
+    return SubjectReport(
+        subject=subject,
+        label=_label(subject, catalogue),
+        inside=within[0.0],
+        within=within,
+        nearest_in_area=nearest_in_area,
+        questions=tuple(questions),
+        ids=ids,
+    )
+
+
+@dataclass(frozen=True)
+class _Verdicts:
+    """How the tentacles, matching and measuring questions of one subject are judged."""
+
+    margin_m: float
+    line_unknown: bool  # transit lines, with stations but no route relations to count them
+
+    def tentacles(self, radius: float, count: int) -> QuestionVerdict:
+        """Tentacles need two places within its radius."""
+        if self.line_unknown:
+            verdict, note = "unknown", "no route relations in the data to count lines"
+        else:
+            verdict = _count_verdict(count, need=2)
+            note = {
+                "none": f"nothing within {radius / 1000:g} km of the area",
+                "only_one": "a single place: the answer is that one or none",
+                "usable": f"{count} places within {radius / 1000:g} km",
+            }[verdict]
+        return QuestionVerdict("tentacles", radius, count, verdict, note)
+
+    def matching(self, count: int, nearest_in_area: int | None) -> QuestionVerdict:
+        """Matching needs two different nearest places across the area."""
+        margin_m = self.margin_m
+        if self.line_unknown:
+            verdict, note = "unknown", "no route relations in the data to count lines"
+        elif count == 0:
+            verdict, note = "none", f"nothing within {margin_m / 1000:g} km"
+        elif count == 1:
+            verdict, note = "only_one", "one place: the answer is always 'same'"
+        elif nearest_in_area is not None and nearest_in_area < 2:
+            verdict, note = "only_one", "the whole area has the same nearest place"
+        else:
+            verdict = "usable"
+            note = f"{nearest_in_area} different nearest places across the area"
+        return QuestionVerdict("matching", margin_m, count, verdict, note)
+
+    def measuring(self, count: int) -> QuestionVerdict:
+        """Measuring needs one place within the margin."""
+        margin_m = self.margin_m
+        verdict = "none" if count == 0 else "usable"
+        note = (
+            f"nothing within {margin_m / 1000:g} km"
+            if count == 0
+            else "one place is enough to measure against"
+            if count == 1
+            else f"{count} places within {margin_m / 1000:g} km"
+        )
+        return QuestionVerdict("measuring", margin_m, count, verdict, note)
 
 
 def data_extent_note(

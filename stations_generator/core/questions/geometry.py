@@ -10,7 +10,7 @@ Area questions (radius, thermometer, tentacles, matching nearest-X or admin zone
 measuring) cut the map; station questions (station first letter, name length, transit
 line) filter the list of hiding stations (:class:`StationQuestion`).
 
-Conventions (DESIGN.md §1): a point on a radius edge is inside; a thermometer tie
+Conventions (the game's rules): a point on a radius edge is inside; a thermometer tie
 counts as "hotter" (closer to the end, inclusive); a measuring tie counts as "hider
 closer"; ties between places go to the smaller id. Coordinates are (lon, lat).
 """
@@ -168,7 +168,7 @@ class Question(ABC):
     """Base class of every question."""
 
     kind: ClassVar[str]
-    cost: ClassVar[tuple[int, int]]  # (cards drawn, cards picked) by the hider, DESIGN.md §1
+    cost: ClassVar[tuple[int, int]]  # (cards drawn, cards picked) by the hider, the game's rules
 
     @property
     @abstractmethod
@@ -280,7 +280,7 @@ class RadiusQuestion(AreaQuestion):
 
 # --- thermometer ----------------------------------------------------------------------
 
-# Distances a thermometer may use, by game size (DESIGN.md §1).
+# Distances a thermometer may use, by game size (the game's rules).
 THERMOMETER_DISTANCES_M = {
     "S": (400.0, 1000.0, 5000.0),
     "M": (400.0, 1000.0, 5000.0, 15000.0),
@@ -359,7 +359,7 @@ class ThermometerQuestion(AreaQuestion):
 # --- tentacles ------------------------------------------------------------------------
 
 NOT_WITHIN = "not within"
-TENTACLES_RADIUS_M = {  # DESIGN.md §1
+TENTACLES_RADIUS_M = {  # the game's rules
     "zoo": 25000.0,
     "aquarium": 25000.0,
     "theme_park": 25000.0,

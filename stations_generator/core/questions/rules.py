@@ -1,6 +1,6 @@
 """Rule sets: hiding-zone radii, valid hiding stops, and the question cost ledger.
 
-Presets (DESIGN.md §1):
+Presets (the game's rules):
 
 * ``jltg-eu`` — JLTG.EU house rules: hiding radius 500 m for S and M, 1 km for L;
   valid stops per country (Germany: railway stations and halts incl. S-Bahn, no
@@ -79,7 +79,7 @@ RULE_SETS: dict[str, RuleSet] = {
     ),
 }
 
-# OSM admin levels of the matching "zone" questions, per country (DESIGN.md §1).
+# OSM admin levels of the matching "zone" questions, per country (the game's rules).
 ADMIN_LEVELS = {"DE": (4, 6, 8), "NL": (4, 8)}
 
 

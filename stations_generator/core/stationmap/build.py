@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import shapely
@@ -56,8 +56,6 @@ from stations_generator.errors import NoDataError
 
 if TYPE_CHECKING:
     import geopandas as gpd
-
-T = TypeVar("T")
 
 EXCLUDED = "excluded"
 DUPLICATE = "duplicate"
@@ -202,47 +200,6 @@ def _covered_by(table: PointTable, area: BaseGeometry) -> np.ndarray:
     return shapely.covers(area, shapely.points(table.lon, table.lat))
 
 
-class Aside(Protocol[T]):
-    """A result being computed elsewhere (see ``aside`` in :func:`build_station_map`)."""
-
-    def result(self) -> T: ...
-
-    def cancel(self) -> None: ...
-
-
-class Deferred(Generic[T]):
-    """An :class:`Aside` that computes its result here, when it is first asked for."""
-
-    def __init__(self, function: Callable[[], T]) -> None:
-        self._function = function
-
-    def result(self) -> T:
-        return self._function()
-
-    def cancel(self) -> None:
-        pass
-
-
-class _Started:
-    """Starts functions with ``aside`` (or :class:`Deferred`); cancels them all at the end."""
-
-    def __init__(self, aside: Callable[[Callable[[], Any]], Aside] | None) -> None:
-        self._aside = aside or Deferred
-        self._tasks: list[Aside] = []
-
-    def __call__(self, function: Callable[[], T]) -> Aside[T]:
-        task = self._aside(function)
-        self._tasks.append(task)
-        return task
-
-    def __enter__(self) -> _Started:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for task in self._tasks:
-            task.cancel()
-
-
 def _density_counts(
     x: np.ndarray, y: np.ndarray, scale: np.ndarray, active: np.ndarray, radius_m: float
 ) -> np.ndarray:
@@ -281,69 +238,46 @@ class _SpacingRuns:
             return default_search_rounds(len(self.order))
         return self.options.search_rounds
 
-    def search(self, rules: SpacingRules) -> tuple[np.ndarray, ...]:
-        """The searched map's :class:`SpacingResult` fields (plain arrays: they pickle
-        where the compiled class does not)."""
-        result = select_stations(
+    def searched(
+        self, rules: SpacingRules, greedy: SpacingResult
+    ) -> tuple[SpacingResult, tuple[int, int, int] | None]:
+        """The map under ``rules`` after the local search (``greedy``, its greedy map,
+        when there is no search) and the search's (before, after, rounds), if any."""
+        if not self.rounds:
+            return greedy, None
+        searched = select_stations(
             self.index, self.order, rules, self.transit, improve=True,
             search_iterations=self.rounds,
         )  # fmt: skip
-        return (result.kept, result.cluster_id, result.reason, result.conflict, result.seed)
-
-    def _search_aside(self, rules: SpacingRules, start: _Started) -> Aside | None:
-        """The search under ``rules``, started aside (None when there is no search)."""
-        return start(partial(self.search, rules)) if self.rounds else None
-
-    def _finished(
-        self, greedy: SpacingResult, searching: Aside | None
-    ) -> tuple[SpacingResult, tuple[int, int, int] | None]:
-        """The searched map (or ``greedy`` without a search) and (before, after, rounds)."""
-        if searching is None:
-            return greedy, None
-        searched = SpacingResult(*searching.result())
         return searched, (greedy.count, searched.count, self.rounds)
-
-    def searched(
-        self, rules: SpacingRules, start: _Started
-    ) -> tuple[SpacingResult, tuple[int, int, int] | None]:
-        """The map under ``rules`` and (before, after, rounds) of its search, if any;
-        the search is started aside while the greedy runs here."""
-        searching = self._search_aside(rules, start)
-        return self._finished(self.greedy(rules), searching)
 
     def tuned(
         self,
         base_rules: SpacingRules,
         band: tuple[int, int],
-        start: _Started,
         progress: Callable[[int, int], None] | None,
     ) -> tuple[SpacingRules, SpacingResult, list[tuple[int, int]], tuple[int, int, int] | None]:
         """The first cap of :data:`AUTO_TUNE_CAPS` whose greedy lands in ``band`` (else the
         nearest miss): its rules, its searched map, the caps tried with their counts, and
-        the search's (before, after, rounds). Each cap's search starts aside as it is
-        tried, the cap being the likely choice; only the chosen cap's is kept."""
+        the search's (before, after, rounds). Only the chosen cap's map is searched."""
         lo, hi = band
         trail: list[tuple[int, int]] = []
         best: tuple[int, SpacingRules, SpacingResult] | None = None
         for cap in AUTO_TUNE_CAPS:
             rules = replace(base_rules, max_per_cluster=cap)
-            searching = self._search_aside(rules, start)
             result = self.greedy(rules)
             trail.append((cap, result.count))
             if progress is not None:
                 progress(cap, len(AUTO_TUNE_CAPS))
             if lo <= result.count <= hi:
                 break
-            if searching is not None:
-                searching.cancel()
             miss = max(lo - result.count, result.count - hi, 0)
             if best is None or miss < best[0]:
                 best = (miss, rules, result)
         else:
             assert best is not None
             _, rules, result = best
-            searching = self._search_aside(rules, start)
-        searched, search = self._finished(result, searching)
+        searched, search = self.searched(rules, result)
         return rules, searched, trail, search
 
 
@@ -355,7 +289,6 @@ def build_station_map(
     water: Sequence[BaseGeometry] = (),
     exclusions: Sequence[BaseGeometry] = (),
     progress: Callable[[int, int], None] | None = None,
-    aside: Callable[[Callable[[], Any]], Aside] | None = None,
 ) -> StationMap:
     """Pick the stations of a play area.
 
@@ -370,12 +303,6 @@ def build_station_map(
         Subtracted from the play area; candidates inside an exclusion are rejected.
     progress : callable, optional
         Called as ``progress(done, total)`` while the cap is auto-tuned (the long part).
-    aside : callable, optional
-        ``aside(function)`` starts a pure zero-argument ``function`` elsewhere and returns
-        an :class:`Aside` for its result, e.g. :class:`stations_generator.app.forked.ForkedTask`
-        (another core). The density counts go to it, and so does the search under each
-        cap while that cap is tried (cancelled unless the cap is chosen). The map is the
-        same either way. None: each runs here, when its result is needed.
 
     Returns
     -------
@@ -386,92 +313,31 @@ def build_station_map(
     NoDataError
         Nothing left of the area after exclusions, or no candidate inside it.
     """
-    exclusion_area = shapely.union_all(list(exclusions)) if exclusions else None
-    land = net_play_area(play_area, water, ())
-    net = net_play_area(land, (), exclusions)
-    net_km2 = geodesic_area_km2(net)
-    if net.is_empty or net_km2 < MIN_NET_AREA_KM2:
-        if land.is_empty or geodesic_area_km2(land) < MIN_NET_AREA_KM2:
-            raise NoDataError(
-                f"water covers the whole play area ({geodesic_area_km2(play_area):.3g} km²); "
-                "check that the water data is for this area, or leave water in "
-                "(--no-water-subtract)"
-            )
-        raise NoDataError(
-            "nothing is left of the play area after the exclusions; check the --exclude files"
-        )
-    if options.game_size is None:
-        game_size, inferred = infer_game_size(net_km2), True
-    else:
-        game_size, inferred = options.game_size.upper(), False
-        if game_size not in GAME_SIZES:
-            raise ValueError(f"game size must be one of {', '.join(GAME_SIZES)}")
-
-    if not isinstance(candidates, PointTable):
-        candidates = PointTable.from_frame(candidates)
-    inside = candidates.take(_covered_by(candidates, play_area))
-    if len(inside) == 0:
-        raise NoDataError(
-            "no station candidates inside the play area; check that the OSM data covers it "
-            "and that the categories exist there"
-        )
-    n = len(inside)
-    reason = np.full(n, "", dtype=object)
-    conflict = np.full(n, "", dtype=object)
-    if exclusion_area is not None:
-        excluded = _covered_by(inside, exclusion_area)
-        reason[excluded] = EXCLUDED
-
-    if (reason == EXCLUDED).all():
-        raise NoDataError(
-            "every station candidate lies inside an exclusion; check the --exclude files"
-        )
+    net, net_km2 = _net_area(play_area, water, exclusions)
+    game_size, inferred = _game_size(options, net_km2)
+    inside, reason = _inside(candidates, play_area, exclusions)
+    conflict = np.full(len(inside), "", dtype=object)
     x, y, scale = _spacing_inputs(inside, play_area.bounds)
     order = rank_order(inside)
-    ids = inside["id"]
 
     # Density counts every other (non-excluded) candidate, duplicates too: a fuel
     # station with its shop is still a busy spot.
     active = reason == ""
-    with _Started(aside) as start:
-        counting = start(partial(_density_counts, x, y, scale, active, options.density_radius_m))
+    counts = _density_counts(x, y, scale, active, options.density_radius_m)
 
-        rules_radius = options.cluster_radius_m
-        if rules_radius is None:
-            rules_radius = HIDING_RADIUS_M[game_size]
-        # Floats and an int whatever the caller passed (300 or 300.0, numpy scalars): the
-        # compiled SpacingRules holds exactly these types, so outputs (the metadata's
-        # "min_spacing_m": 300.0) are the same from the compiled and the Python core.
-        base_rules = SpacingRules(
-            min_spacing_m=float(options.min_spacing_m),
-            cluster_gap_m=float(options.cluster_gap_m),
-            cluster_radius_m=float(rules_radius),
-            max_per_cluster=int(options.max_per_cluster or 0),
+    base_rules = _base_rules(options, game_size)
+    index = NeighbourIndex(x, y, scale, max(options.cluster_gap_m, options.dedupe_radius_m))
+    spacing_order = _without_duplicates(index, order, inside, reason, conflict, options)
+    transit = np.asarray(inside["transit"], bool)
+    runs = _SpacingRuns(index, spacing_order, transit, options)
+    cap_auto = options.max_per_cluster is None
+    if cap_auto:
+        rules, result, cap_trail, search = runs.tuned(
+            base_rules, STATION_BANDS[game_size], progress
         )
-        index = NeighbourIndex(x, y, scale, max(options.cluster_gap_m, options.dedupe_radius_m))
-        active_order = order[active[order]]
-        dup_of = find_duplicates(
-            index,
-            active_order,
-            inside["name"],
-            inside["category"],
-            options.dedupe_radius_m,
-        )
-        dups = dup_of >= 0
-        reason[dups] = DUPLICATE
-        conflict[dups] = ids[dup_of[dups]]
-        spacing_order = order[(reason == "")[order]]
-        transit = np.asarray(inside["transit"], bool)
-        runs = _SpacingRuns(index, spacing_order, transit, options)
-        cap_auto = options.max_per_cluster is None
-        if cap_auto:
-            rules, result, cap_trail, search = runs.tuned(
-                base_rules, STATION_BANDS[game_size], start, progress
-            )
-        else:
-            rules, cap_trail = base_rules, []
-            result, search = runs.searched(base_rules, start)
-        counts = counting.result()
+    else:
+        rules, cap_trail = base_rules, []
+        result, search = runs.searched(base_rules, runs.greedy(base_rules))
     optimization = None
     in_optimal = None
     if options.optimize:
@@ -480,38 +346,14 @@ def build_station_map(
         )
         result = optimization.result
         if options.explain_optimal:
-            in_optimal = np.full(n, "", dtype=object)
-            for i, verdict in explain_optimal(optimization, options.time_limit_s).items():
-                in_optimal[i] = verdict
+            in_optimal = _in_optimal(optimization, len(inside), options.time_limit_s)
 
-    spaced = spacing_order
-    reason[spaced] = result.reason[spaced]
-    blockers = result.conflict[spaced]
-    conflict[spaced] = np.where(blockers >= 0, ids[np.maximum(blockers, 0)], "")
-    kept = result.kept
-    tiers = assign_tiers(counts, options.tiers)
-
-    fate = {
-        "status": text_column(np.where(kept, "kept", "rejected").tolist()),
-        "reason": reason,
-        "conflict_with": conflict,
-        "cluster_id": result.cluster_id.astype(np.int64),
-        "seed": np.asarray(result.seed, bool),
-        "nearby_count": counts,
-        "density_tier": text_column([t.name for t in tiers]),
-        "wait_min": np.array([t.wait_min for t in tiers], np.int64),
-        "wait_max": np.array([t.wait_max for t in tiers], np.int64),
-    }
+    fate = _fate(result, spacing_order, inside["id"], reason, conflict, counts, options)
     if in_optimal is not None:
         fate["in_optimal_map"] = in_optimal
     out = inside.with_columns(**fate).take(order)  # best-ranked first
-
-    kept_rows = np.flatnonzero(out["status"] == "kept")
-    # By cluster, then id (lexsort is stable: equal keys keep their rank order).
-    by_cluster = kept_rows[np.lexsort((out["id"][kept_rows], out["cluster_id"][kept_rows]))]
-    stations = PointTable({c: out[c] for c in STATION_COLUMNS}, out.lon, out.lat).take(by_cluster)
     return StationMap(
-        station_table=stations,
+        station_table=_station_table(out),
         candidate_table=out,
         play_area=play_area,
         net_area=net,
@@ -525,3 +367,142 @@ def build_station_map(
         optimization=optimization,
         search=search,
     )
+
+
+def _net_area(
+    play_area: BaseGeometry, water: Sequence[BaseGeometry], exclusions: Sequence[BaseGeometry]
+) -> tuple[BaseGeometry, float]:
+    """The net play area and its km² (NoDataError when nothing is left of it)."""
+    land = net_play_area(play_area, water, ())
+    net = net_play_area(land, (), exclusions)
+    net_km2 = geodesic_area_km2(net)
+    if not net.is_empty and net_km2 >= MIN_NET_AREA_KM2:
+        return net, net_km2
+    if land.is_empty or geodesic_area_km2(land) < MIN_NET_AREA_KM2:
+        raise NoDataError(
+            f"water covers the whole play area ({geodesic_area_km2(play_area):.3g} km²); "
+            "check that the water data is for this area, or leave water in "
+            "(--no-water-subtract)"
+        )
+    raise NoDataError(
+        "nothing is left of the play area after the exclusions; check the --exclude files"
+    )
+
+
+def _game_size(options: StationMapOptions, net_km2: float) -> tuple[str, bool]:
+    """The game size, and whether it was inferred from the net area ``net_km2``."""
+    if options.game_size is None:
+        return infer_game_size(net_km2), True
+    game_size = options.game_size.upper()
+    if game_size not in GAME_SIZES:
+        raise ValueError(f"game size must be one of {', '.join(GAME_SIZES)}")
+    return game_size, False
+
+
+def _inside(
+    candidates: PointTable | gpd.GeoDataFrame,
+    play_area: BaseGeometry,
+    exclusions: Sequence[BaseGeometry],
+) -> tuple[PointTable, np.ndarray]:
+    """The candidates in the play area and each one's reason so far ("" or excluded);
+    NoDataError when there are none, or all are excluded."""
+    if not isinstance(candidates, PointTable):
+        candidates = PointTable.from_frame(candidates)
+    inside = candidates.take(_covered_by(candidates, play_area))
+    if len(inside) == 0:
+        raise NoDataError(
+            "no station candidates inside the play area; check that the OSM data covers it "
+            "and that the categories exist there"
+        )
+    reason = np.full(len(inside), "", dtype=object)
+    if exclusions:
+        reason[_covered_by(inside, shapely.union_all(list(exclusions)))] = EXCLUDED
+    if (reason == EXCLUDED).all():
+        raise NoDataError(
+            "every station candidate lies inside an exclusion; check the --exclude files"
+        )
+    return inside, reason
+
+
+def _base_rules(options: StationMapOptions, game_size: str) -> SpacingRules:
+    """The spacing rules of ``options`` (the cluster radius: the game size's hiding radius
+    unless given; the cap as given, 0 while it is to be tuned)."""
+    rules_radius = options.cluster_radius_m
+    if rules_radius is None:
+        rules_radius = HIDING_RADIUS_M[game_size]
+    # Floats and an int whatever the caller passed (300 or 300.0, numpy scalars): the
+    # compiled SpacingRules holds exactly these types, so outputs (the metadata's
+    # "min_spacing_m": 300.0) are the same from the compiled and the Python core.
+    return SpacingRules(
+        min_spacing_m=float(options.min_spacing_m),
+        cluster_gap_m=float(options.cluster_gap_m),
+        cluster_radius_m=float(rules_radius),
+        max_per_cluster=int(options.max_per_cluster or 0),
+    )
+
+
+def _without_duplicates(
+    index: NeighbourIndex,
+    order: np.ndarray,
+    inside: PointTable,
+    reason: np.ndarray,
+    conflict: np.ndarray,
+    options: StationMapOptions,
+) -> np.ndarray:
+    """Marks same-site duplicates in ``reason`` and ``conflict``; returns the rank order
+    of the candidates left for the spacing."""
+    active = reason == ""
+    dup_of = find_duplicates(
+        index,
+        order[active[order]],
+        inside["name"],
+        inside["category"],
+        options.dedupe_radius_m,
+    )
+    dups = dup_of >= 0
+    reason[dups] = DUPLICATE
+    conflict[dups] = inside["id"][dup_of[dups]]
+    return order[(reason == "")[order]]
+
+
+def _in_optimal(optimization: OptimizeResult, n: int, time_limit_s: float) -> np.ndarray:
+    """The ``in_optimal_map`` column: "yes" / "no" / "unknown" per spaced candidate."""
+    in_optimal = np.full(n, "", dtype=object)
+    for i, verdict in explain_optimal(optimization, time_limit_s).items():
+        in_optimal[i] = verdict
+    return in_optimal
+
+
+def _fate(
+    result: SpacingResult,
+    spaced: np.ndarray,
+    ids: np.ndarray,
+    reason: np.ndarray,
+    conflict: np.ndarray,
+    counts: np.ndarray,
+    options: StationMapOptions,
+) -> dict[str, np.ndarray]:
+    """The candidate columns the map adds: each one's fate and wait tier."""
+    reason[spaced] = result.reason[spaced]
+    blockers = result.conflict[spaced]
+    conflict[spaced] = np.where(blockers >= 0, ids[np.maximum(blockers, 0)], "")
+    tiers = assign_tiers(counts, options.tiers)
+    return {
+        "status": text_column(np.where(result.kept, "kept", "rejected").tolist()),
+        "reason": reason,
+        "conflict_with": conflict,
+        "cluster_id": result.cluster_id.astype(np.int64),
+        "seed": np.asarray(result.seed, bool),
+        "nearby_count": counts,
+        "density_tier": text_column([t.name for t in tiers]),
+        "wait_min": np.array([t.wait_min for t in tiers], np.int64),
+        "wait_max": np.array([t.wait_max for t in tiers], np.int64),
+    }
+
+
+def _station_table(out: PointTable) -> PointTable:
+    """The kept rows of the candidate table ``out``, in :data:`STATION_COLUMNS`."""
+    kept_rows = np.flatnonzero(out["status"] == "kept")
+    # By cluster, then id (lexsort is stable: equal keys keep their rank order).
+    by_cluster = kept_rows[np.lexsort((out["id"][kept_rows], out["cluster_id"][kept_rows]))]
+    return PointTable({c: out[c] for c in STATION_COLUMNS}, out.lon, out.lat).take(by_cluster)

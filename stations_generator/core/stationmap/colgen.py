@@ -105,6 +105,37 @@ def _priced_model(base, blocks, cliques_of, dint):
     return model
 
 
+class _Master:
+    """The restricted master LP (OR-Tools GLOP): a row per maximal clique, a column per
+    generated cluster (its members' count, 1 in each clique it touches)."""
+
+    def __init__(self, cliques: list[tuple[int, ...]], cliques_of: dict, rank: dict[int, int]):
+        from ortools.linear_solver import pywraplp
+
+        self.lp = pywraplp.Solver.CreateSolver("GLOP")
+        self.rows = [self.lp.Constraint(-self.lp.infinity(), 1.0) for _ in cliques]
+        self.objective = self.lp.Objective()
+        self.objective.SetMaximization()
+        self.columns: list[tuple[int, tuple[int, ...]]] = []
+        self.known: set[tuple[int, ...]] = set()
+        self.variables: list = []
+        self.cliques_of, self.rank = cliques_of, rank
+
+    def add(self, seed: int, members: tuple[int, ...]) -> bool:
+        """Add a cluster as a column; False if its members are already one."""
+        key = tuple(sorted(members, key=self.rank.__getitem__))
+        if key in self.known:
+            return False
+        self.known.add(key)
+        self.columns.append((seed, key))
+        v = self.lp.NumVar(0.0, self.lp.infinity(), f"x{len(self.variables)}")
+        self.variables.append(v)
+        for q in sorted({q for m in key for q in self.cliques_of[m]}):
+            self.rows[q].SetCoefficient(v, 1.0)
+        self.objective.SetCoefficient(v, float(len(key)))
+        return True
+
+
 def generate_columns(
     comp: list[int],
     geo,
@@ -117,9 +148,28 @@ def generate_columns(
 ) -> ColumnGeneration:
     """Column generation on one component; see the module docstring.
 
-    ``start`` clusters (the greedy's) seed the master; ``solver_factory(limit)`` gives a
-    configured deterministic CP-SAT solver; ``time_limit`` is in deterministic seconds
-    over all pricing rounds.
+    Parameters
+    ----------
+    comp : list of int
+        The component's candidates.
+    geo : Geometry
+        Its distances (:class:`.cluster_graph.Geometry`).
+    rank : dict
+        Candidate -> rank position.
+    exempt : bool array
+        Candidates exempt from the cap (transit).
+    cliques : list of tuple of int
+        The maximal cliques of the gap graph: the master's rows.
+    start : list of (seed, members)
+        Clusters (the greedy's) that seed the master.
+    solver_factory : callable
+        ``solver_factory(limit)`` gives a configured deterministic CP-SAT solver.
+    time_limit : float
+        Deterministic seconds over all pricing rounds.
+
+    Returns
+    -------
+    ColumnGeneration
     """
     from ortools.linear_solver import pywraplp
     from ortools.sat.python import cp_model
@@ -130,32 +180,11 @@ def generate_columns(
         for m in members:
             cliques_of[m].append(q)
     base, blocks = _pricing_base(comp, geo, rank, exempt)
-
-    lp = pywraplp.Solver.CreateSolver("GLOP")
-    rows = [lp.Constraint(-lp.infinity(), 1.0) for _ in cliques]
-    objective = lp.Objective()
-    objective.SetMaximization()
-    columns: list[tuple[int, tuple[int, ...]]] = []
-    known: set[tuple[int, ...]] = set()
-    variables = []
-
-    def add(seed: int, members: tuple[int, ...]) -> bool:
-        key = tuple(sorted(members, key=rank.__getitem__))
-        if key in known:
-            return False
-        known.add(key)
-        columns.append((seed, key))
-        v = lp.NumVar(0.0, lp.infinity(), f"x{len(variables)}")
-        variables.append(v)
-        for q in sorted({q for m in key for q in cliques_of[m]}):
-            rows[q].SetCoefficient(v, 1.0)
-        objective.SetCoefficient(v, float(len(key)))
-        return True
-
+    master = _Master(cliques, cliques_of, rank)
     for seed, members in start:
-        add(seed, members)
+        master.add(seed, members)
     for i in sorted(comp, key=rank.__getitem__):
-        add(i, (i,))
+        master.add(i, (i,))
 
     spent = 0.0
     bound = math.inf
@@ -163,10 +192,10 @@ def generate_columns(
     rounds = 0
     while rounds < MAX_ROUNDS:
         rounds += 1
-        if lp.Solve() != pywraplp.Solver.OPTIMAL:
+        if master.lp.Solve() != pywraplp.Solver.OPTIMAL:
             break
-        lp_value = objective.Value()
-        duals = [max(0.0, r.dual_value()) for r in rows]
+        lp_value = master.objective.Value()
+        duals = [max(0.0, r.dual_value()) for r in master.rows]
         dint = [math.floor(d * SCALE) for d in duals]
         model = _priced_model(base, blocks, cliques_of, dint)
         solver = solver_factory(max(time_limit - spent, 0.05))
@@ -174,17 +203,7 @@ def generate_columns(
         spent += solver.deterministic_time
         if status != cp_model.OPTIMAL:
             break  # pricing not proven: no bound from this round
-        best_r = 0.0
-        added = 0
-        for s, ys in blocks:
-            members = (s,) + tuple(
-                m for m, index in ys[1:] if solver.Value(model.GetBoolVarFromProtoIndex(index))
-            )
-            cost = sum(dint[q] for q in {q for m in members for q in cliques_of[m]})
-            r = (len(members) * SCALE - cost) / SCALE
-            best_r = max(best_r, r)
-            if r > 1e-9 and add(s, members):
-                added += 1
+        best_r, added = _add_priced(master, model, solver, blocks, cliques_of, dint)
         if best_r < 1.0:
             # Every cluster: |C| - d(C) <= best_r (d rounded down only raises it).
             bound = min(bound, sum(duals) / (1.0 - best_r) if best_r > 0 else sum(duals))
@@ -195,4 +214,21 @@ def generate_columns(
             break
         if spent >= time_limit:
             break
-    return ColumnGeneration(columns, bound, converged, rounds, time.process_time() - t0)
+    return ColumnGeneration(master.columns, bound, converged, rounds, time.process_time() - t0)
+
+
+def _add_priced(master: _Master, model, solver, blocks, cliques_of, dint) -> tuple[float, int]:
+    """Each seed's priced cluster, added to the master where its reduced cost is positive;
+    returns the largest reduced cost and how many columns were added."""
+    best_r = 0.0
+    added = 0
+    for s, ys in blocks:
+        members = (s,) + tuple(
+            m for m, index in ys[1:] if solver.Value(model.GetBoolVarFromProtoIndex(index))
+        )
+        cost = sum(dint[q] for q in {q for m in members for q in cliques_of[m]})
+        r = (len(members) * SCALE - cost) / SCALE
+        best_r = max(best_r, r)
+        if r > 1e-9 and master.add(s, members):
+            added += 1
+    return best_r, added

@@ -3,7 +3,7 @@
 OSM ``opening_hours`` values are evaluated with the ``opening-hours-py`` parser (the
 full OSM specification, not regexes). A POI is "no" only when it is *known* closed
 for the whole playing window on every playing day; a missing, unparsable or
-"unknown" value is "unknown" and is not penalised (DESIGN.md §1).
+"unknown" value is "unknown" and is not penalised (the game's rules).
 
 Evaluation needs real dates. Without ``play_date`` the playing days are taken from a
 fixed reference week (Monday 8 – Sunday 14 September 2025, no public holidays in

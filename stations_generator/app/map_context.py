@@ -1,144 +1,122 @@
-"""GAME.json — our game format — and the OSM context that resolves question subjects.
+"""The map a game is played on: where it comes from, and the OSM data its questions need.
 
-A game file (JSON) holds everything needed to recompute the map::
-
-    {
-      "format": "stations-generator-game/1",
-      "rules": "jltg-eu",                 # or "official"
-      "country": "FI",                    # optional: valid stops and admin levels
-      "game_size": "S",                   # optional: inferred from the play area
-      "modifiers": [],                    # "prosperous", "tiny"
-      "play_area": "area.geojson",        # a path (relative to the game file) or GeoJSON
-      "osm": ["helsinki.osm.pbf"],        # where places, zones, lines and stations come from
-      "stations": {"categories": ["train_station", "train_halt", "tram_stop"]},
-                                          # or a path to a stations.geojson from `generate`
-      "questions": [
-        {"type": "radius", "seeker": {"lat": 60.17, "lon": 24.94}, "radius": "500 m", "answer": "within"},
-        {"type": "thermometer", "start": {...}, "end": {...}, "distance": "1 km", "answer": "hotter"},
-        {"type": "tentacles", "seeker": {...}, "subject": "museum", "radius": "2 km", "answer": "node/123"},
-        {"type": "matching", "seeker": {...}, "subject": "museum", "answer": "same"},
-        {"type": "matching", "seeker": {...}, "subject": "zone", "level": 8, "answer": "different"},
-        {"type": "matching", "seeker": {...}, "subject": "zone-letter", "level": 8, "answer": "same"},
-        {"type": "matching", "seeker": {...}, "subject": "transit-line", "answer": "same"},
-        {"type": "measuring", "seeker": {...}, "subject": "coastline", "answer": "closer"}
-      ]
-    }
-
-Answers: radius ``within`` / ``not within``; thermometer ``hotter`` / ``colder``;
-matching ``same`` / ``different``; measuring ``closer`` / ``further``; tentacles the
-id (``node/123``) or name of the nearest place, or ``not within``. Distances are
-metres or strings with a unit: ``"500 m"``, ``"2 km"``, ``"3 mi"``. Station matching
-subjects (``station-letter``, ``station-length``, ``transit-line``) use the station
-nearest the seeker unless ``"seeker_station": "node/…"`` names it.
+:class:`MapSources` says where a game's map comes from when its file does not say;
+:class:`OsmContext` reads the OSM data around a play area (places, lines, zones, transit
+routes, stations) as far as the questions need; :class:`TaibeledResolver` offers that
+context to the taibeled question converter.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import shapely
 from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
-from stations_generator.app.taibeled_game import MapSources
-from stations_generator.commands.params import HALF_EARTH_M
 from stations_generator.core.catalogue import Catalogue, load_catalogue
 from stations_generator.core.elements import OsmElement
-from stations_generator.core.gamesize import infer_game_size
 from stations_generator.core.geo.antimeridian import (
     centre_lon,
-    join_antimeridian,
     to_window,
     wrap_lon,
 )
 from stations_generator.core.geo.features import GeodesicFeatures, PlaceIndex, unit_vectors
-from stations_generator.core.geo.geodesy import geodesic_area_km2
 from stations_generator.core.geo.shapes import AzimuthalFrame, distance_m
-from stations_generator.core.questions.game import Game
 from stations_generator.core.questions.geometry import (
-    NOT_WITHIN,
-    TENTACLES_RADIUS_M,
-    MatchingNearestQuestion,
-    MatchingStationQuestion,
-    MatchingZoneQuestion,
-    MeasuringQuestion,
     Place,
-    Question,
-    QuestionError,
-    RadiusQuestion,
     Station,
-    TentaclesQuestion,
-    ThermometerQuestion,
     Zone,
 )
-from stations_generator.core.questions.rules import ADMIN_LEVELS, rule_set
 from stations_generator.errors import InputError
-from stations_generator.formats import jsonio, schemas
-from stations_generator.formats.playarea import load_polygons, parse_polygons
 from stations_generator.formats.stationfile import read_station_map
-from stations_generator.osm import extracts, layers, overpass
+from stations_generator.osm import extracts, layers, overpass, overpass_file, overpass_json
 from stations_generator.osm import filters as osm_filters
 from stations_generator.osm.routes import Route, StopIndex, routes_serving, stop_index
 
-FORMAT = "stations-generator-game/1"
-MAX_GAME_BYTES = 64 * 1024**2
-DEFAULT_STATION_CATEGORIES = ("train_station", "train_halt", "tram_stop")
 # The first read reaches this far beyond the play area; places, lines and zones farther
 # out are read too when the geometry needs them (OsmContext.places / features).
 SUBJECT_MARGIN_M = 50_000.0
 _RADIUS_MIN_M = 6_335_000.0  # smallest radius of curvature of WGS84 (meridian at the equator)
 LINE_SUBJECTS = ("coastline", "high_speed_rail", "border", "body_of_water")
-STATION_SUBJECTS = {"station-letter": "letter", "station-length": "length", "transit-line": "line"}
-QUESTION_TYPES = ("radius", "thermometer", "tentacles", "matching", "measuring")
-_UNITS = {"m": 1.0, "km": 1000.0, "mi": 1609.344, "mile": 1609.344, "miles": 1609.344, "ft": 0.3048}
 
 
-def parse_distance(value: Any, what: str = "distance") -> float:
-    """Metres from a number or a string like ``"2 km"`` / ``"0.25 mi"``."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        metres = float(value)
-    else:
-        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", str(value))
-        if not m or m.group(2).lower() not in ("", *_UNITS):
-            raise InputError(
-                f'cannot read {what} {value!r}; write e.g. 500, "500 m", "2 km" or "3 mi"'
-            )
-        metres = float(m.group(1)) * _UNITS.get(m.group(2).lower() or "m", 1.0)
-    if not math.isfinite(metres) or not 0 < metres <= HALF_EARTH_M:
-        raise InputError(
-            f"{what} {value!r} is not a distance on Earth; give more than 0 and at most 20000 km"
+@dataclass(frozen=True)
+class MapSources:
+    """Where a game's map comes from when its file does not say (``--play-area``, ``--osm``…).
+
+    Attributes
+    ----------
+    osm : OSM extracts or Overpass JSON (``--osm``); they replace the game's own.
+    play_area : a GeoJSON play area (``--play-area``); it replaces the game's own.
+    stations : a ``stations.geojson`` from ``generate`` (``--stations``): the hiding
+        stations, and the play area when nothing else gives one.
+    overpass : makes the Overpass client for what the files do not hold (an OSM
+        play area, places when no ``--osm`` is given); None = stay offline.
+    say : receives one-line progress notes (stderr).
+    """
+
+    osm: tuple[Path, ...] = ()
+    play_area: Path | None = None
+    stations: Path | None = None
+    overpass: Callable[[], overpass.OverpassClient] | None = None
+    say: Callable[[str], None] = field(default=lambda _m: None, compare=False)
+
+
+def map_sources(
+    osm: Sequence[Path] = (),
+    play_area: Path | None = None,
+    stations: Path | None = None,
+    overpass_urls: Sequence[str] = (),
+    cache_dir: Path | None = None,
+    use_cache: bool = True,
+    log: Callable[[str], None] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> MapSources:
+    """The :class:`MapSources` of a command's or an API call's options.
+
+    Parameters
+    ----------
+    osm, play_area, stations : paths
+        ``--osm``, ``--play-area`` and ``--stations``.
+    overpass_urls : sequence of str
+        Overpass endpoints (each may hold several, space-separated) [default: the
+        client's own list].
+    cache_dir, use_cache
+        The Overpass answer cache.
+    log : callable, optional
+        Receives the client's detail lines (``-v``).
+    say : callable, optional
+        Receives one-line progress notes.
+
+    Returns
+    -------
+    MapSources
+    """
+    urls = tuple(u for text in overpass_urls or () for u in str(text).split())
+
+    def client() -> overpass.OverpassClient:
+        extra = {} if log is None else {"log": log}
+        return overpass.client(
+            urls,
+            cache_dir=cache_dir,
+            use_cache=use_cache,
+            **extra,
         )
-    return metres
 
-
-def parse_lat_lon(value: Any, what: str) -> tuple[float, float]:
-    """(lon, lat) from {"lat", "lon"|"lng"} or "LAT,LON"; checks ranges and swaps."""
-    if isinstance(value, dict):
-        lat, lon = value.get("lat"), value.get("lon", value.get("lng"))
-    elif isinstance(value, str) and "," in value:
-        lat, lon = value.split(",", 1)
-    else:
-        raise InputError(f'{what} must be {{"lat": …, "lon": …}} or "LAT,LON", got {value!r}')
-    try:
-        lat, lon = float(lat), float(lon)  # type: ignore[arg-type]
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{what}: coordinates {value!r} are not numbers") from None
-    if not (math.isfinite(lat) and math.isfinite(lon)):
-        raise InputError(f"{what}: coordinates {value!r} are not finite numbers; give LAT,LON")
-    if abs(lat) > 90:
-        hint = " — latitude and longitude look swapped" if abs(lon) <= 90 else ""
-        raise InputError(f"{what}: latitude {lat:g} is out of range{hint}")
-    if abs(lon) > 180:
-        raise InputError(f"{what}: longitude {lon:g} is out of range")
-    return lon, lat
+    return MapSources(
+        osm=tuple(Path(f) for f in osm),
+        play_area=None if play_area is None else Path(play_area),
+        stations=None if stations is None else Path(stations),
+        overpass=client,
+        **({} if say is None else {"say": say}),
+    )
 
 
 @dataclass
@@ -245,10 +223,10 @@ class OsmContext:
         for f in self.files:
             path = Path(f)
             if str(path).lower().endswith(".json"):
-                raw = overpass.read_overpass_json_file(
+                raw = overpass_file.read_overpass_json_file(
                     path, keep=lambda el: bool(el.get("tags")) and self._keep(el["tags"])
                 )
-                found = [e for e in overpass.parse_overpass_json(raw) if self._keep(e.tags)]
+                found = [e for e in overpass_json.parse_overpass_json(raw) if self._keep(e.tags)]
             else:
                 found = [
                     e
@@ -550,269 +528,6 @@ class OsmContext:
         return stations[int(np.argmin(d))]
 
 
-def _answer(value: Any, yes: Sequence[str], no: Sequence[str], where: str) -> bool | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in yes:
-        return True
-    if text in no:
-        return False
-    raise InputError(f"{where}: answer {value!r} is not one of {', '.join((*yes, *no))}")
-
-
-def question_from_dict(
-    raw: dict,
-    context: OsmContext,
-    stations: Sequence[Station],
-    where: str,
-    context_country: str | None = None,
-) -> Question:
-    """One question of a game file, resolved against the OSM context."""
-    if not isinstance(raw, dict):
-        raise InputError(f"{where}: a question must be a JSON object")
-    kind = str(raw.get("type", raw.get("id", ""))).lower()
-    if kind not in QUESTION_TYPES:
-        raise InputError(
-            f"{where}: unknown question type {kind!r}; use {', '.join(QUESTION_TYPES)}"
-        )
-    ans = raw.get("answer")
-    try:
-        if kind == "radius":
-            return RadiusQuestion(
-                parse_lat_lon(raw.get("seeker"), f"{where} seeker"),
-                parse_distance(raw.get("radius"), f"{where} radius"),
-                _answer(ans, ("within", "inside", "yes"), ("not within", "outside", "no"), where),
-            )
-        if kind == "thermometer":
-            return ThermometerQuestion(
-                parse_lat_lon(raw.get("start"), f"{where} start"),
-                parse_lat_lon(raw.get("end"), f"{where} end"),
-                _answer(ans, ("hotter", "warmer"), ("colder",), where),
-                parse_distance(raw["distance"], f"{where} distance") if "distance" in raw else None,
-            )
-        subject = str(raw.get("subject", ""))
-        seeker = parse_lat_lon(raw.get("seeker"), f"{where} seeker")
-        if kind == "tentacles":
-            radius = raw.get("radius", TENTACLES_RADIUS_M.get(subject))
-            if radius is None:
-                raise InputError(f"{where}: tentacles on {subject!r} needs a radius")
-            places = context.places(subject, [seeker], parse_distance(radius))
-            nearest = None
-            if ans is not None:
-                text = str(ans)
-                if text.lower() in (NOT_WITHIN, "none", "no"):
-                    nearest = NOT_WITHIN
-                else:
-                    match = [p for p in places if p.id == text] or [
-                        p for p in places if p.name.casefold() == text.casefold()
-                    ]
-                    if not match:
-                        raise InputError(
-                            f"{where}: no {subject} called {text!r} near the play area"
-                        )
-                    nearest = match[0].id
-            return TentaclesQuestion(seeker, parse_distance(radius), subject, places, nearest)
-        if kind == "matching":
-            same = _answer(ans, ("same", "yes"), ("different", "no"), where)
-            if subject in ("zone", "zone-letter"):
-                level = int(raw.get("level", 0))
-                presets = ADMIN_LEVELS.get(str(context_country or "").upper())
-                if presets and level not in presets:
-                    raise InputError(
-                        f"{where}: admin level {level} is not a zone level in {context_country}; "
-                        f"use {', '.join(map(str, presets))}"
-                    )
-                zones = context.zones(level)
-                if not zones:
-                    raise InputError(f"{where}: no admin zones of level {level} in the OSM data")
-                return MatchingZoneQuestion(
-                    seeker, level, zones, same, by_letter=subject == "zone-letter"
-                )
-            if subject in STATION_SUBJECTS:
-                sid = raw.get("seeker_station")
-                station = (
-                    next((s for s in stations if s.id == sid), None)
-                    if sid
-                    else context.station_near(*seeker, stations)
-                )
-                if station is None:
-                    raise InputError(
-                        f"{where}: no station {'named ' + repr(sid) if sid else 'in the game'} for the seeker"
-                    )
-                return MatchingStationQuestion(station, STATION_SUBJECTS[subject], same)
-            return MatchingNearestQuestion(seeker, subject, context.places(subject, [seeker]), same)
-        # measuring
-        features = context.features(subject, [seeker])
-        if not features:
-            raise InputError(f"{where}: no {subject} in the OSM data near the play area")
-        return MeasuringQuestion(
-            seeker,
-            subject,
-            features,
-            context.frame,
-            _answer(ans, ("closer", "hider closer", "yes"), ("further", "farther", "no"), where),
-        )
-    except QuestionError as exc:
-        raise InputError(f"{where}: {exc}") from None
-
-
-@dataclass
-class LoadedGame:
-    """A game read from disk, with the context it was resolved against."""
-
-    game: Game
-    context: OsmContext
-    source: str
-
-
-def _resolve(base: Path, value: str) -> Path:
-    p = Path(value)
-    return p if p.is_absolute() else base / p
-
-
-def _read_game_data(path: Path) -> Any:
-    """The parsed game file: JSON, or a share link / bare ``hzc`` code (checked, bounded)."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"game file {path.name!r} does not exist; check the path")
-    if path.is_dir():
-        raise InputError(f"game file {path.name!r} is a folder; give a GAME.json")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {path.name}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_GAME_BYTES:
-        raise InputError(
-            f"{path.name} is {len(raw) / 1024**2:.0f} MiB, more than the "
-            f"{MAX_GAME_BYTES / 1024**2:.0f} MiB accepted for a game file"
-        )
-    text = jsonio.decode_text(raw, path.name).strip()
-    if text.startswith("{") or text.startswith("["):
-        return jsonio.loads(text, path.name, "a game file")
-    from stations_generator.formats import taibeled
-
-    if "hzc=" not in text and not re.fullmatch(r"[A-Za-z0-9_\-]+=*", text):
-        raise InputError(
-            f"{path.name!r} is not a game file (neither JSON nor a share link); give a "
-            "GAME.json, a taibeled state, or a file holding a ?hzc= link"
-        )
-    return taibeled.load_any(text)
-
-
-def load_game(
-    path: Path,
-    osm_override: Sequence[Path] = (),
-    sources: MapSources | None = None,
-    warn: Callable[[str], None] = lambda _m: None,
-) -> LoadedGame:
-    """Read a game: our GAME.json, a taibeled state / question list, or an ``hzc`` share link.
-
-    Parameters
-    ----------
-    path : Path
-        The file (a text file holding a share link works too).
-    osm_override : sequence of Path
-        OSM files to use instead of (or, for taibeled states, as) the game's sources.
-    sources : MapSources, optional
-        ``--play-area``, ``--stations`` and the Overpass client, for what the file
-        does not say (a question list has no map) or to override it.
-    warn : callable
-        Receives one-line warnings (play-area repairs, a play area taken from the data).
-    """
-    path = Path(path)
-    sources = sources or MapSources()
-    if osm_override:
-        sources = dataclasses.replace(sources, osm=tuple(Path(f) for f in osm_override))
-    data = _read_game_data(path)
-    if isinstance(data, dict) and data.get("format") == FORMAT:
-        return _load_ours(data, path.parent, sources, path.name, warn)
-    from stations_generator.app.taibeled_game import load_taibeled_game
-
-    return load_taibeled_game(data, sources, path.name, warn)
-
-
-def load_cost_questions(path: Path, sources: MapSources | None = None) -> list[Question]:
-    """The questions of a game for the cost ledger.
-
-    Taibeled JSON (a state, a question list, one question) needs no map or OSM data
-    for this; our GAME.json is read whole (its subjects come from its OSM data).
-    """
-    data = _read_game_data(path)
-    if isinstance(data, dict) and data.get("format") == FORMAT:
-        return load_game(path, sources=sources).game.questions
-    from stations_generator.app.taibeled_game import cost_questions
-
-    return cost_questions(data)
-
-
-def _check_positions(questions: Sequence[dict]) -> None:
-    """Points and distances of every question, checked before any OSM data is read."""
-    for k, raw in enumerate(questions, 1):
-        for key in ("seeker", "start", "end"):
-            if key in raw:
-                parse_lat_lon(raw[key], f"question {k} {key}")
-        for key in ("radius", "distance"):
-            if key in raw:
-                parse_distance(raw[key], f"question {k} {key}")
-
-
-def _load_ours(
-    data: dict, base: Path, sources: MapSources, source: str, warn: Callable[[str], None]
-) -> LoadedGame:
-    jsonio.validate(data, schemas.GAME, source)
-    area_spec = data.get("play_area")
-    if sources.play_area is not None:
-        area = load_polygons(sources.play_area, warn)
-    elif isinstance(area_spec, str):
-        area = load_polygons(_resolve(base, area_spec), warn)
-    elif isinstance(area_spec, dict):
-        area = parse_polygons(area_spec, f"{source} play_area", warn)
-    else:
-        raise InputError(f"{source}: play_area must be a GeoJSON object or a file path")
-    # The reader keeps an area across ±180° split there (RFC 7946); questions need it whole.
-    area = join_antimeridian(area)
-    _check_positions(data.get("questions", []))
-    files = list(sources.osm) or [_resolve(base, f) for f in data.get("osm", [])]
-    context = OsmContext(area, files)
-    try:
-        rules = rule_set(str(data.get("rules", "official")))
-    except ValueError as exc:
-        raise InputError(f"{source}: {exc}") from None
-    size = str(data.get("game_size") or infer_game_size(geodesic_area_km2(area))).upper()
-    if size not in ("S", "M", "L"):
-        raise InputError(f"{source}: game_size must be S, M or L")
-    stations_spec = data.get("stations", {"categories": list(DEFAULT_STATION_CATEGORIES)})
-    if sources.stations is not None:
-        stations = context.stations_from_file(sources.stations)
-    elif isinstance(stations_spec, str):
-        stations = context.stations_from_file(_resolve(base, stations_spec))
-    else:
-        stations = context.stations_from_osm(
-            stations_spec.get("categories", DEFAULT_STATION_CATEGORIES)
-        )
-    questions = [
-        question_from_dict(q, context, stations, f"question {k}", data.get("country"))
-        for k, q in enumerate(data.get("questions", []), 1)
-    ]
-    game = Game(
-        area,
-        rules,
-        size,
-        stations,
-        questions,
-        tuple(data.get("modifiers", ())),
-        data.get("country"),
-    )
-    try:
-        game.rules.radius_m(size, game.modifiers)
-    except ValueError as exc:
-        raise InputError(f"{source}: {exc}") from None
-    return LoadedGame(game, context, source)
-
-
 class TaibeledResolver:
     """The taibeled Resolver over an :class:`OsmContext`.
 
@@ -844,17 +559,3 @@ class TaibeledResolver:
 
     def station_near(self, lon: float, lat: float) -> Station | None:
         return self.context.station_near(lon, lat, self.stations)
-
-
-def game_to_dict(loaded: LoadedGame) -> dict:
-    """A summary of the loaded game (for ``-v`` and tests)."""
-    g = loaded.game
-    return {
-        "rules": g.rules.name,
-        "game_size": g.game_size,
-        "hiding_radius_m": g.hiding_radius_m,
-        "stations": len(g.stations),
-        "questions": [q.label() for q in g.questions],
-        "play_area_km2": round(geodesic_area_km2(g.play_area), 3),
-        "bounds": list(shapely.bounds(g.play_area)),
-    }

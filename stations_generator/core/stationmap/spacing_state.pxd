@@ -1,4 +1,4 @@
-# C types for spacing.py when Cython compiles it (setup.py); Python ignores this file.
+# C types for spacing_state.py when Cython compiles it (setup.py); Python ignores this file.
 # The per-candidate arrays are typed memoryviews of the array.array objects the source
 # makes, so the loops over neighbours run in C with no Python object per step.
 cimport cython
@@ -8,7 +8,7 @@ ctypedef i64[::1] i64s
 ctypedef double[::1] f64s
 
 
-cdef class _Selection:
+cdef class Selection:
     cdef public object rules
     cdef public tuple arrays
     cdef public signed char[::1] exempt
@@ -21,8 +21,8 @@ cdef class _Selection:
     cdef public object journal
     cdef public set radius_missed
 
-    @cython.locals(other=_Selection)
-    cpdef _Selection copy(self)
+    @cython.locals(other=Selection)
+    cpdef Selection copy(self)
 
     @cython.locals(grid=double)
     cpdef double distance(self, Py_ssize_t i, Py_ssize_t j)
@@ -77,39 +77,3 @@ cdef class _Selection:
 
     @cython.locals(rank=i64s, cluster_of=i64s, total=i64, i=Py_ssize_t)
     cpdef i64 rank_sum(self)
-
-
-@cython.locals(state=_Selection, i=Py_ssize_t, c=Py_ssize_t, seed=Py_ssize_t)
-cpdef _Selection _greedy(object index, object rules, object exempt, list order, list start,
-                         bint reasons=*)
-
-@cython.locals(cluster_of=i64s, i=Py_ssize_t, added=bint)
-cpdef _settle(_Selection state, list order, bint full=*)
-
-@cython.locals(rank=i64s, n=Py_ssize_t, gap=double, spacing=double, cluster_of=i64s,
-               nb=i64s, dist=f64s, ptr=i64s, noise=double, exempt="signed char[::1]",
-               s=Py_ssize_t, count=Py_ssize_t, k=Py_ssize_t, c=Py_ssize_t, reach=double,
-               i=Py_ssize_t, j=Py_ssize_t, transit_gone=bint, mode=Py_ssize_t,
-               seed_c=Py_ssize_t, a=Py_ssize_t)
-cpdef set _search(_Selection state, list order, list crowd, Py_ssize_t iterations,
-                  long seed=*)
-
-@cython.locals(rank=i64s, n=Py_ssize_t, gap=double, cap=Py_ssize_t, cluster_of=i64s,
-               nb=i64s, dist=f64s, ptr=i64s, b=Py_ssize_t, c=Py_ssize_t, k=Py_ssize_t,
-               j=Py_ssize_t, seed=Py_ssize_t, hopeful=Py_ssize_t, d=double,
-               count=Py_ssize_t, c_j=Py_ssize_t, seed_j=Py_ssize_t, c_b=Py_ssize_t,
-               seed_b=Py_ssize_t)
-cpdef _improve_by_swaps(_Selection state, list order, set changed=*)
-
-@cython.locals(rank=i64s, n=Py_ssize_t, gap=double, cluster_of=i64s, nb=i64s, dist=f64s,
-               ptr=i64s, b=Py_ssize_t, c=Py_ssize_t, hopeful=bint, k=Py_ssize_t,
-               j=Py_ssize_t, count=Py_ssize_t, c_j=Py_ssize_t, seed_j=Py_ssize_t,
-               delta=i64, op=Py_ssize_t, a=Py_ssize_t)
-cpdef _improve_ranks(_Selection state, list order)
-
-@cython.locals(cluster_of=i64s, i=Py_ssize_t)
-cpdef list _worst_first(_Selection state, list order)
-
-@cython.locals(gap=double, cluster_of=i64s, nb=i64s, dist=f64s, ptr=i64s, i=Py_ssize_t,
-               k=Py_ssize_t)
-cpdef list _near(_Selection state, set changed)

@@ -1,4 +1,7 @@
-"""A taibeled state, question list or single question as a game, with the map resolved.
+"""Loading a game from any of its files: our GAME.json, a taibeled state, question list or
+single question, or an ``hzc`` share link, with its map resolved.
+
+GAME.json is read by :mod:`stations_generator.formats.gamefile`; for taibeled JSON:
 
 What the app stores, and what we do with it:
 
@@ -26,8 +29,9 @@ the extent of the ``--osm`` data; ``questions cost`` needs none (:func:`cost_que
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +39,14 @@ import shapely
 from shapely.geometry import box
 from shapely.geometry.base import BaseGeometry
 
+from stations_generator.app.map_context import MapSources, OsmContext, TaibeledResolver
+from stations_generator.core.catalogue import load_catalogue
 from stations_generator.core.elements import OsmElement
 from stations_generator.core.gamesize import infer_game_size
-from stations_generator.core.geo.antimeridian import join_antimeridian, wrap_lon
+from stations_generator.core.geo.antimeridian import (
+    join_antimeridian,
+    wrap_lon,
+)
 from stations_generator.core.geo.geodesy import geodesic_area_km2
 from stations_generator.core.geo.shapes import AzimuthalFrame
 from stations_generator.core.questions.game import Game
@@ -54,9 +63,16 @@ from stations_generator.core.questions.geometry import (
 )
 from stations_generator.core.questions.rules import MILE_M, rule_set
 from stations_generator.errors import InputError, OverpassError, UserError
-from stations_generator.formats import taibeled
+from stations_generator.formats import jsonio, schemas, taibeled
+from stations_generator.formats.gamefile import (
+    DEFAULT_STATION_CATEGORIES,
+    FORMAT,
+    check_positions,
+    question_from_dict,
+    read_game_data,
+)
 from stations_generator.formats.playarea import load_polygons, parse_polygons
-from stations_generator.osm import extracts, overpass
+from stations_generator.osm import extracts, overpass_file, overpass_json
 from stations_generator.osm import filters as osm_filters
 from stations_generator.osm.osm_area import area_from_extracts, area_from_overpass, osm_ref
 from stations_generator.osm.query import poly_filters
@@ -64,26 +80,128 @@ from stations_generator.osm.query import poly_filters
 APP_HIDING_RADIUS_M = 0.5 * MILE_M  # the app's default hidingRadius (0.5, miles)
 
 
-@dataclass(frozen=True)
-class MapSources:
-    """Where a game's map comes from when its file does not say (``--play-area``, ``--osm``…).
+@dataclass
+class LoadedGame:
+    """A game read from disk, with the context it was resolved against."""
 
-    Attributes
+    game: Game
+    context: OsmContext
+    source: str
+
+
+def _resolve(base: Path, value: str) -> Path:
+    p = Path(value)
+    return p if p.is_absolute() else base / p
+
+
+def load_game(
+    path: Path,
+    osm_override: Sequence[Path] = (),
+    sources: MapSources | None = None,
+    warn: Callable[[str], None] = lambda _m: None,
+) -> LoadedGame:
+    """Read a game: our GAME.json, a taibeled state / question list, or an ``hzc`` share link.
+
+    Parameters
     ----------
-    osm : OSM extracts or Overpass JSON (``--osm``); they replace the game's own.
-    play_area : a GeoJSON play area (``--play-area``); it replaces the game's own.
-    stations : a ``stations.geojson`` from ``generate`` (``--stations``): the hiding
-        stations, and the play area when nothing else gives one.
-    overpass : makes the Overpass client for what the files do not hold (an OSM
-        play area, places when no ``--osm`` is given); None = stay offline.
-    say : receives one-line progress notes (stderr).
+    path : Path
+        The file (a text file holding a share link works too).
+    osm_override : sequence of Path
+        OSM files to use instead of (or, for taibeled states, as) the game's sources.
+    sources : MapSources, optional
+        ``--play-area``, ``--stations`` and the Overpass client, for what the file
+        does not say (a question list has no map) or to override it.
+    warn : callable
+        Receives one-line warnings (play-area repairs, a play area taken from the data).
     """
+    path = Path(path)
+    sources = sources or MapSources()
+    if osm_override:
+        sources = dataclasses.replace(sources, osm=tuple(Path(f) for f in osm_override))
+    data = read_game_data(path)
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        return load_game_json(data, path.parent, sources, path.name, warn)
+    return load_taibeled_game(data, sources, path.name, warn)
 
-    osm: tuple[Path, ...] = ()
-    play_area: Path | None = None
-    stations: Path | None = None
-    overpass: Callable[[], overpass.OverpassClient] | None = None
-    say: Callable[[str], None] = field(default=lambda _m: None, compare=False)
+
+def load_cost_questions(path: Path, sources: MapSources | None = None) -> list[Question]:
+    """The questions of a game for the cost ledger.
+
+    Taibeled JSON (a state, a question list, one question) needs no map or OSM data
+    for this; our GAME.json is read whole (its subjects come from its OSM data).
+    """
+    data = read_game_data(path)
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        return load_game(path, sources=sources).game.questions
+    return cost_questions(data)
+
+
+def load_game_json(
+    data: dict, base: Path, sources: MapSources, source: str, warn: Callable[[str], None]
+) -> LoadedGame:
+    jsonio.validate(data, schemas.GAME, source)
+    area_spec = data.get("play_area")
+    if sources.play_area is not None:
+        area = load_polygons(sources.play_area, warn)
+    elif isinstance(area_spec, str):
+        area = load_polygons(_resolve(base, area_spec), warn)
+    elif isinstance(area_spec, dict):
+        area = parse_polygons(area_spec, f"{source} play_area", warn)
+    else:
+        raise InputError(f"{source}: play_area must be a GeoJSON object or a file path")
+    # The reader keeps an area across ±180° split there (RFC 7946); questions need it whole.
+    area = join_antimeridian(area)
+    check_positions(data.get("questions", []))
+    files = list(sources.osm) or [_resolve(base, f) for f in data.get("osm", [])]
+    context = OsmContext(area, files)
+    try:
+        rules = rule_set(str(data.get("rules", "official")))
+    except ValueError as exc:
+        raise InputError(f"{source}: {exc}") from None
+    size = str(data.get("game_size") or infer_game_size(geodesic_area_km2(area))).upper()
+    if size not in ("S", "M", "L"):
+        raise InputError(f"{source}: game_size must be S, M or L")
+    stations_spec = data.get("stations", {"categories": list(DEFAULT_STATION_CATEGORIES)})
+    if sources.stations is not None:
+        stations = context.stations_from_file(sources.stations)
+    elif isinstance(stations_spec, str):
+        stations = context.stations_from_file(_resolve(base, stations_spec))
+    else:
+        stations = context.stations_from_osm(
+            stations_spec.get("categories", DEFAULT_STATION_CATEGORIES)
+        )
+    questions = [
+        question_from_dict(q, context, stations, f"question {k}", data.get("country"))
+        for k, q in enumerate(data.get("questions", []), 1)
+    ]
+    game = Game(
+        area,
+        rules,
+        size,
+        stations,
+        questions,
+        tuple(data.get("modifiers", ())),
+        data.get("country"),
+    )
+    try:
+        game.rules.radius_m(size, game.modifiers)
+    except ValueError as exc:
+        raise InputError(f"{source}: {exc}") from None
+    return LoadedGame(game, context, source)
+
+
+def game_to_dict(loaded: LoadedGame) -> dict:
+    """A summary of the loaded game (for ``-v`` and tests)."""
+    g = loaded.game
+    return {
+        "rules": g.rules.name,
+        "game_size": g.game_size,
+        "hiding_radius_m": g.hiding_radius_m,
+        "stations": len(g.stations),
+        "questions": [q.label() for q in g.questions],
+        "play_area_km2": round(geodesic_area_km2(g.play_area), 3),
+        "bounds": list(shapely.bounds(g.play_area)),
+    }
 
 
 def _files_text(files: Sequence[Path]) -> str:
@@ -143,7 +261,7 @@ def _extent_of(files: Sequence[Path]) -> BaseGeometry | None:
     for f in files:
         path = Path(f)
         if str(path).lower().endswith(".json"):
-            found = overpass.parse_overpass_json(overpass.read_overpass_json_file(path))
+            found = overpass_json.parse_overpass_json(overpass_file.read_overpass_json_file(path))
             if found:
                 lons = [e.lon for e in found]
                 lats = [e.lat for e in found]
@@ -232,7 +350,7 @@ def _elements_fetcher(
         lines += [");", "out center tags;"]
         sources.say("fetching places and stations from Overpass (cached)")
         raw = sources.overpass().fetch("\n".join(lines) + "\n")
-        return overpass.parse_overpass_json(raw)
+        return overpass_json.parse_overpass_json(raw)
 
     return fetch
 
@@ -256,9 +374,7 @@ def _seekers(state: taibeled.TaibeledState) -> list[tuple[float, float]]:
 
 
 def load_taibeled_game(data: Any, sources: MapSources, source: str, warn: Callable[[str], None]):
-    """A :class:`~stations_generator.app.gamefile.LoadedGame` from taibeled JSON (see the module docstring)."""
-    from stations_generator.app.gamefile import LoadedGame, OsmContext, TaibeledResolver
-    from stations_generator.core.catalogue import load_catalogue
+    """A :class:`LoadedGame` from taibeled JSON (see the module docstring)."""
 
     state = taibeled.parse_state(data, source=source)
     is_state = not (

@@ -1,0 +1,113 @@
+"""What every command shares: the click context settings, parameter types, option sets.
+
+The parameter types are :mod:`stations_generator.app.settings`' (the organiser's page
+checks its settings with the same ones); they are re-exported here for the commands.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from stations_generator.app.settings import (
+    METRES,
+    MINUTES,
+    SECONDS,
+    SPEED_KPH,
+    FiniteFloat,
+    parse_date,
+)
+from stations_generator.settings import CACHE_DIR_ENV, OVERPASS_URL_ENV
+
+__all__ = [
+    "CONTEXT",
+    "METRES",
+    "MINUTES",
+    "SECONDS",
+    "SPEED_KPH",
+    "FiniteFloat",
+    "overpass_options",
+    "parse_date",
+    "request_option",
+]
+
+#: Every command's click context settings: -h as --help, help text up to 100 columns.
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def request_option(request_type: type, field_name: str) -> Decorator:
+    """The click option of a request field, from the field's default and its Setting.
+
+    Parameters
+    ----------
+    request_type : type
+        A request dataclass, e.g. :class:`~stations_generator.app.generate.GenerateRequest`.
+    field_name : str
+        One of its fields with a :class:`~stations_generator.app.settings.Setting`.
+
+    Returns
+    -------
+    callable
+        The ``click.option`` decorator.
+    """
+    field = {f.name: f for f in dataclasses.fields(request_type)}[field_name]
+    decls, kwargs = field.metadata["setting"].click_args(field_name, field.default)
+    return click.option(*decls, **kwargs)
+
+
+def overpass_options(
+    *, url_help: str, timeout_help: str, cache_help: str, no_cache_help: str
+) -> Decorator:
+    """``--overpass-url``, ``--overpass-timeout``, ``--cache-dir``, ``--no-cache``: the same
+    names, types, defaults and environment variables on every command that fetches; each
+    command words the help for what it fetches.
+
+    Parameters
+    ----------
+    url_help, timeout_help, cache_help, no_cache_help : str
+        The four options' help texts.
+
+    Returns
+    -------
+    callable
+        A decorator adding the four options.
+    """
+    # The client's own default; imported here, when a command that fetches is defined.
+    from stations_generator.osm.overpass import DEFAULT_TIMEOUT_S
+
+    options = [
+        click.option(
+            "--overpass-url",
+            "overpass_urls",
+            multiple=True,
+            envvar=OVERPASS_URL_ENV,
+            help=url_help,
+        ),
+        click.option(
+            "--overpass-timeout",
+            type=SECONDS(min=1),
+            default=DEFAULT_TIMEOUT_S,
+            show_default=True,
+            help=timeout_help,
+        ),
+        click.option(
+            "--cache-dir",
+            type=click.Path(path_type=Path),
+            envvar=CACHE_DIR_ENV,
+            help=cache_help,
+        ),
+        click.option("--no-cache", is_flag=True, help=no_cache_help),
+    ]
+
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return decorate

@@ -1,0 +1,390 @@
+"""An offline-capable Leaflet page (Folium), rendered deterministically.
+
+The building blocks of every HTML map of the project (the station map of
+:mod:`stations_generator.pages.folium_map`, the elimination map, the report page and
+the board game's page): :func:`offline_map` makes an empty map, :func:`add_area`
+draws areas on it, :class:`StyledBlock` adds HTML, and :func:`render_station_map`
+turns it into one self-contained page.
+
+Offline use
+-----------
+The page carries its own Leaflet (and, when clustering, Leaflet.markercluster) as
+inline ``<script>`` / ``<style>`` elements, from the files vendored in
+``stations_generator/data/vendor/`` (their licences are there). Folium's CDN links
+(Leaflet, jQuery, Bootstrap, Font Awesome) are removed: nothing on the page needs
+jQuery or Bootstrap. **Only the map tiles load from the network**
+(``https://tile.openstreetmap.org/{z}/{x}/{y}.png``); without a connection the page
+works on a blank background. Links inside popups and the attribution point to
+openstreetmap.org but load nothing until clicked.
+
+Deterministic output
+--------------------
+Folium names every element ``<kind>_<32 random hex digits>`` (from ``os.urandom``).
+:func:`render_station_map` renumbers those ids in order of first appearance
+(``map_sg1``, ``feature_group_sg2``, …) after rendering, so the same input gives a
+byte-identical file. Only tokens of that exact shape (a word ending in ``_`` followed by
+exactly 32 lowercase hex digits) are rewritten, and consistently, so references between
+elements stay intact.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Iterable, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import folium
+from branca.element import Element, Figure, MacroElement
+from folium.template import Template
+from shapely.geometry import MultiPolygon, Polygon
+from shapely.geometry.base import BaseGeometry
+
+from stations_generator.formats.geojson import polygon_rings
+
+__all__ = [
+    "TILES_ATTRIBUTION",
+    "TILES_URL",
+    "StyledBlock",
+    "add_area",
+    "area_feature",
+    "offline_map",
+    "render_station_map",
+]
+
+TILES_URL = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+"""The only resource the page loads from the network."""
+
+TILES_ATTRIBUTION = (
+    '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> '
+    "contributors, ODbL 1.0"
+)
+"""The tile layer's attribution (HTML)."""
+
+_VENDOR = "data/vendor"
+_LEAFLET_ASSETS = ("leaflet/leaflet.css", "leaflet/leaflet.js")
+_CLUSTER_ASSETS = (
+    "leaflet.markercluster/MarkerCluster.css",
+    "leaflet.markercluster/MarkerCluster.Default.css",
+    "leaflet.markercluster/leaflet.markercluster.js",
+)
+# Folium's CDN resources by the names its classes give them: the ones the station
+# map replaces with inline copies, and the ones it does not need at all.
+_INLINED_CDN = {
+    "leaflet",
+    "leaflet_css",
+    "markerclusterjs",
+    "markerclustercss",
+    "markerclusterdefaultcss",
+}
+_UNNEEDED_CDN = {
+    "jquery",
+    "bootstrap",
+    "bootstrap_css",
+    "glyphicons_css",
+    "awesome_markers",
+    "awesome_markers_css",
+    "awesome_markers_font_css",
+    "awesome_rotate_css",
+}
+_FOLIUM_ID = re.compile(r"(?<=[a-z0-9]_)[0-9a-f]{32}(?![0-9A-Za-z])")
+_ASSET_PLACEHOLDER = re.compile(r"<!--sg-inline:([A-Za-z0-9_./-]+)-->")
+_CSS_URL = re.compile(r"url\((images/[A-Za-z0-9_.-]+\.png)\)")
+_SOURCE_MAP = re.compile(r"\n?//# sourceMappingURL=\S+\s*$")
+_NETWORK_LOAD = re.compile(
+    r"<script[^>]*\ssrc=|<link[^>]*\shref=|@import|url\(\s*['\"]?(?:https?:)?//", re.IGNORECASE
+)
+
+
+# --------------------------------------------------------------------------- elements
+
+
+class _InlineAssets(MacroElement):
+    """Placeholders in ``<head>`` that :func:`render_station_map` fills with vendored files."""
+
+    _template = Template(
+        """
+        {% macro header(this, kwargs) %}
+        {%- for asset in this.assets %}
+        <!--sg-inline:{{ asset }}-->
+        {%- endfor %}
+        {% endmacro %}
+        """
+    )
+
+    def __init__(self, assets: Sequence[str]):
+        super().__init__()
+        self._name = "InlineAssets"
+        self.assets = list(assets)
+
+
+class StyledBlock(MacroElement):
+    """A block of HTML in the page's body, with its ``<style>`` element in the head.
+
+    Parameters
+    ----------
+    name : str
+        The element's name in the page.
+    style : str
+        The ``<style>...</style>`` element (its text goes into the page as it is).
+    body : str
+        The HTML.
+    """
+
+    def __init__(self, name: str, style: str, body: str):
+        super().__init__()
+        self._name = name
+        self.body = body
+        self._template = Template(
+            "\n        {% macro header(this, kwargs) %}\n" + style + "        {% endmacro %}\n"
+            "        {% macro html(this, kwargs) %}\n"
+            "        {{ this.body }}\n"
+            "        {% endmacro %}\n        "
+        )
+
+
+# The fixed legend box and the pin / popup styles.
+# --------------------------------------------------------------------------- building
+
+
+def _polygons(geometry: BaseGeometry) -> list[Polygon]:
+    if isinstance(geometry, Polygon):
+        return [] if geometry.is_empty else [geometry]
+    if isinstance(geometry, MultiPolygon):
+        return [p for p in geometry.geoms if not p.is_empty]
+    raise TypeError(f"expected a Polygon or MultiPolygon, got {geometry.geom_type}")
+
+
+def area_feature(geometry: BaseGeometry, name: str) -> dict[str, Any] | None:
+    """A (multi)polygon as one GeoJSON Feature with a MultiPolygon geometry.
+
+    Parameters
+    ----------
+    geometry : shapely Polygon or MultiPolygon (WGS84)
+        Empty parts are left out.
+    name : str
+        The feature's ``name`` property.
+
+    Returns
+    -------
+    dict or None
+        The Feature, or None when the geometry has no non-empty polygon.
+
+    Raises
+    ------
+    TypeError
+        If the geometry is not a Polygon or MultiPolygon.
+    """
+    polygons = _polygons(geometry)
+    if not polygons:
+        return None
+    return {
+        "type": "Feature",
+        "properties": {"name": name},
+        "geometry": {
+            "type": "MultiPolygon",
+            "coordinates": [polygon_rings(p) for p in polygons],
+        },
+    }
+
+
+def _area_style(colour: str, fill_opacity: float, dash: str | None = None):
+    style: dict[str, Any] = {
+        "color": colour,
+        "weight": 3,
+        "fillColor": colour,
+        "fillOpacity": fill_opacity,
+    }
+    if dash:
+        style["dashArray"] = dash
+
+    def styler(_feature: Any) -> dict[str, Any]:
+        return style
+
+    return styler
+
+
+def offline_map(
+    bounds: Sequence[Sequence[float]],
+    *,
+    title: str = "Map",
+    marker_clusters: bool = False,
+    height: str = "100%",
+) -> folium.Map:
+    """An empty map with OSM tiles and attribution whose page works offline.
+
+    The building block of :func:`~stations_generator.pages.folium_map.station_map`
+    (and of the other pages of the project):
+    add layers, then render with :func:`render_station_map`, which inlines the
+    vendored Leaflet.
+
+    Parameters
+    ----------
+    bounds : [[south, west], [north, east]]
+        Initial centre (the view is not fitted: call ``fit_bounds`` when done).
+    title : str
+        The page title.
+    marker_clusters : bool
+        Also inline Leaflet.markercluster (for ``folium.plugins.MarkerCluster``).
+    height : str
+        CSS height of the map in the page.
+
+    Returns
+    -------
+    folium.Map
+        Canvas rendering (``prefer_canvas``), a scale bar, no layer control yet.
+    """
+    (south, west), (north, east) = bounds
+    figure = Figure(title=title)
+    m = folium.Map(
+        location=[(south + north) / 2, (west + east) / 2],
+        zoom_start=12,
+        tiles=None,
+        prefer_canvas=True,
+        control_scale=True,
+        height=height,
+    )
+    figure.add_child(m)
+    _InlineAssets(_LEAFLET_ASSETS + (_CLUSTER_ASSETS if marker_clusters else ())).add_to(m)
+    folium.TileLayer(
+        tiles=TILES_URL,
+        attr=TILES_ATTRIBUTION,
+        name="OpenStreetMap",
+        max_zoom=19,
+        control=False,
+    ).add_to(m)
+    return m
+
+
+def add_area(
+    m: folium.Map,
+    areas: Sequence[BaseGeometry],
+    name: str,
+    *,
+    colour: str = "#1565c0",
+    fill_opacity: float = 0.04,
+    dash: str | None = None,
+    show: bool = True,
+) -> None:
+    """Draw (multi)polygons as one non-interactive, toggleable GeoJSON layer.
+
+    Parameters
+    ----------
+    m : folium.Map
+    areas : sequence of shapely Polygon or MultiPolygon (WGS84)
+        Empty ones are skipped; nothing is drawn when all are empty.
+    name : str
+        The layer's name in the layer control.
+    colour, fill_opacity, dash : outline / fill style
+    show : bool
+        Whether the layer is on when the page opens.
+    """
+    features = [area_feature(a, name) for a in areas]
+    features = [f for f in features if f is not None]
+    if not features:
+        return
+    folium.GeoJson(
+        {"type": "FeatureCollection", "features": features},
+        name=name,
+        style_function=_area_style(colour, fill_opacity, dash),
+        interactive=False,
+        show=show,
+    ).add_to(m)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _elements(root: Element) -> Iterable[Element]:
+    stack = [root]
+    seen: set[int] = set()
+    while stack:
+        element = stack.pop()
+        if id(element) in seen:
+            continue
+        seen.add(id(element))
+        yield element
+        stack.extend(reversed(list(element._children.values())))
+
+
+def _drop_cdn_links(m: folium.Map) -> None:
+    """Remove Folium's CDN links; the inline copies replace the ones the map needs."""
+    for element in _elements(m.get_root()):
+        for attribute in ("default_js", "default_css"):
+            links = getattr(element, attribute, None)
+            if not links:
+                continue
+            unknown = [name for name, _url in links if name not in _INLINED_CDN | _UNNEEDED_CDN]
+            if unknown:
+                raise RuntimeError(
+                    f"{type(element).__name__} needs {unknown[0]!r}, which the offline map "
+                    "does not vendor"
+                )
+            setattr(element, attribute, [])
+
+
+@cache
+def _asset(path: str) -> str:
+    """A vendored file ready to inline: source-map comment dropped, images as data URIs."""
+    base = resources.files("stations_generator").joinpath(_VENDOR)
+    text = base.joinpath(path).read_text("utf-8")
+    text = _SOURCE_MAP.sub("", text)
+    if path.endswith(".css"):
+        folder = base.joinpath(path.rsplit("/", 1)[0])
+
+        def data_uri(match: re.Match[str]) -> str:
+            data = folder.joinpath(match.group(1)).read_bytes()
+            return "url(data:image/png;base64," + base64.b64encode(data).decode("ascii") + ")"
+
+        text = _CSS_URL.sub(data_uri, text)
+        return f"<style>\n{text}\n</style>"
+    if "</script" in text.lower():  # would end the inline element early
+        raise RuntimeError(f"vendored {path} contains '</script'; it cannot be inlined")
+    return f"<script>\n{text}\n</script>"
+
+
+def _normalise_ids(text: str) -> str:
+    numbers: dict[str, str] = {}
+
+    def renumber(match: re.Match[str]) -> str:
+        found = match.group(0)
+        if found not in numbers:
+            numbers[found] = f"sg{len(numbers) + 1}"
+        return numbers[found]
+
+    return _FOLIUM_ID.sub(renumber, text)
+
+
+def render_station_map(m: folium.Map) -> str:
+    """Render a map from :func:`offline_map` as one self-contained, deterministic page.
+
+    Folium's CDN links are dropped and the vendored Leaflet (and marker-cluster)
+    files are inlined; Folium's random element ids are renumbered in order of
+    first appearance, so the same input renders byte-identically.
+
+    Parameters
+    ----------
+    m : folium.Map
+        A map built on :func:`offline_map` (the station map, the elimination map…).
+
+    Returns
+    -------
+    str
+        The HTML page. It loads only map tiles from the network.
+
+    Raises
+    ------
+    RuntimeError
+        If some element still needs a resource from the network (a Folium feature
+        whose JavaScript is not vendored).
+    """
+    _drop_cdn_links(m)
+    page = _normalise_ids(m.get_root().render())
+    leftover = _NETWORK_LOAD.search(page)
+    if leftover:
+        raise RuntimeError(f"the map would load {leftover.group(0)!r} from the network")
+    page = "\n".join(line.rstrip() for line in page.splitlines()).strip("\n") + "\n"
+    # Vendored files go in last and untouched (apart from what _asset documents).
+    return _ASSET_PLACEHOLDER.sub(lambda match: _asset(match.group(1)), page)
