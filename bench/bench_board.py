@@ -50,7 +50,7 @@ def bench_generate() -> dict:
 
 def _board_24x36(name: str = "north-bayreuth"):
     sys.path.insert(0, str(ROOT / "tests"))
-    from board_cases import real_board
+    from support.board_cases import real_board
 
     return real_board(name, 24, 36)
 

@@ -1,7 +1,7 @@
 """Benchmark: commands on a country-sized extract, against the time osmium needs to decode it.
 
 The extract is the real Liechtenstein extract tiled N times (default 256: ~18.7 M
-objects) by ``tests/tiled_osm.py``, written to a temporary folder; the play area
+objects) by ``tests/support/tiled_osm.py``, written to a temporary folder; the play area
 (``zones/liechtenstein.geojson``) lies on copy 0, so the useful work stays that of one
 tile while the reading grows with the file. Reported, in one run:
 
@@ -178,7 +178,7 @@ def main() -> None:
         probe(opts.probe, opts.unfiltered)
         return
 
-    from tiled_osm import write_tiles
+    from support.tiled_osm import write_tiles
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

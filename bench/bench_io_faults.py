@@ -22,7 +22,7 @@ with ``--explain --map`` and a three-file set made with ``--min-spacing 400``):
   set, then the full one, through the command line. Counted: mixed folders, and whether
   the error names the file.
 * **network** — ``generate`` online / ``--place`` against the local stand-ins of
-  ``tests/osm_services.py`` with ``--overpass-timeout 5``: a server dripping one byte every
+  ``tests/support/osm_services.py`` with ``--overpass-timeout 5``: a server dripping one byte every
   2 s, 429 with Retry-After 3600, 504 forever (Overpass and Nominatim), a refused port,
   and a first answer with a poisoned element. A run still going after 60 s is a hang
   (killed). Counted: hangs, runs over deadline + 5 s, exit codes, poisoned cache entries
@@ -285,7 +285,7 @@ NETWORK = [
 
 
 def network(work: Path) -> dict:
-    from osm_services import PLACE_QUERY, serve
+    from support.osm_services import PLACE_QUERY, serve
 
     out: dict = {}
     for service, mode in NETWORK:

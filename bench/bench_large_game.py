@@ -3,7 +3,7 @@
 The country is real data tiled: 36 copies of the Liechtenstein extract in a 12 × 3
 mosaic (its municipalities, country borders, museums, hospitals, zoos, mountains,
 railway stations and bus stops) and the Monaco coastline copied along its south, over a
-330 × 200 km play area (``tests/shifted_osm.py`` writes the copies; the same layout as
+330 × 200 km play area (``tests/support/shifted_osm.py`` writes the copies; the same layout as
 the oracle's ``large`` case). The hiding zones are every railway station and bus stop:
 over 11,000. The 20 questions measure against the coastline and every country border,
 match admin zones (level 8 and first letter), use tentacles at 25 km, radii up to
@@ -91,7 +91,7 @@ QUESTIONS = [
 def build(folder: Path) -> Path:
     """The tiled extract, its hiding stations and the answered game file, in ``folder``."""
     from shapely.geometry import box, mapping
-    from shifted_osm import write_copies
+    from support.shifted_osm import write_copies
 
     from stations_generator.osm.extracts import read_points
 

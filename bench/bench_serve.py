@@ -33,7 +33,7 @@ AREA = ROOT / "zones" / "sioux-falls.geojson"
 
 
 def _server(app):
-    from serve_support import running_server
+    from support.serve_support import running_server
 
     return running_server(app)
 
@@ -103,7 +103,7 @@ def page_load(url: str) -> None:
 
 def load_test(url: str) -> None:
     import httpx
-    from serve_support import generate
+    from support.serve_support import generate
 
     variants = [{}, {"cluster_radius": 600}, {"max_per_cluster": 3}, {"min_spacing": 400}]
     variants.append({"cluster_gap": 1200})
@@ -140,7 +140,7 @@ def big_game() -> None:
     import httpx
     from bench_questions import write_game
     from click.testing import CliRunner
-    from serve_support import running_server
+    from support.serve_support import running_server
 
     from stations_generator.cli import main
     from stations_generator.serve.app import create_app
@@ -188,7 +188,7 @@ def big_game() -> None:
 
 
 def main() -> None:
-    from serve_support import config
+    from support.serve_support import config
 
     from stations_generator.serve.app import create_app
 

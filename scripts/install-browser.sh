@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install Debian's headless-capable Chromium for tests/test_browser.py, only when missing.
+# Install Debian's headless-capable Chromium for tests/pages/test_browser.py, only when missing.
 #
 # Idempotent and quiet: does nothing when /usr/bin/chromium already exists; otherwise
 # (as root, or through sudo when available) runs apt-get update and installs the

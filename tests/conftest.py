@@ -1,70 +1,25 @@
-"""Test-session setup: no test may reach the internet.
+"""Test-session setup and the fixtures shared by the suite.
 
-Every socket connection to a non-loopback address fails, so a test that would
-silently call Overpass or a tile server fails loudly instead.
+No test may reach the internet (:mod:`support.network`); the real-data fixtures
+(Sioux Falls, a dense Helsinki station map) are built once per session. Plain helpers
+live in ``tests/support/`` and are imported from there, never from this file.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
-DATA = REPO / "tests" / "data"
-EXTRACTS = DATA / "osm-extracts"
-SIOUX = REPO / "examples" / "sioux-falls"
-
-_real_connect = socket.socket.connect
-_real_connect_ex = socket.socket.connect_ex
-_real_getaddrinfo = socket.getaddrinfo
-
-
-def _is_loopback(address) -> bool:
-    if isinstance(address, (str, bytes)):  # AF_UNIX path
-        return True
-    host = address[0]
-    if host in ("localhost",):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-class NetworkBlockedError(RuntimeError):
-    pass
-
-
-def _guarded_connect(self, address):
-    if not _is_loopback(address):
-        raise NetworkBlockedError(f"test tried to reach the network: {address!r}")
-    return _real_connect(self, address)
-
-
-def _guarded_connect_ex(self, address):
-    if not _is_loopback(address):
-        raise NetworkBlockedError(f"test tried to reach the network: {address!r}")
-    return _real_connect_ex(self, address)
-
-
-def _guarded_getaddrinfo(host, *args, **kwargs):
-    if host not in (None, "localhost") and not _is_loopback((host, 0)):
-        raise NetworkBlockedError(f"test tried to resolve a network host: {host!r}")
-    return _real_getaddrinfo(host, *args, **kwargs)
+from support import network
+from support.cases import DENSE_OPTIONS, extract_area
+from support.paths import HELSINKI, SIOUX
 
 
 @pytest.fixture(autouse=True, scope="session")
 def _block_network():
-    socket.socket.connect = _guarded_connect
-    socket.socket.connect_ex = _guarded_connect_ex
-    socket.getaddrinfo = _guarded_getaddrinfo
+    network.block()
     yield
-    socket.socket.connect = _real_connect
-    socket.socket.connect_ex = _real_connect_ex
-    socket.getaddrinfo = _real_getaddrinfo
+    network.unblock()
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -88,7 +43,7 @@ def _extract_cache(tmp_path_factory):
 @pytest.fixture
 def local_services(tmp_path, monkeypatch):
     """``osm_services`` running, and the environment pointing the CLI at them (cwd tmp_path)."""
-    from osm_services import serve
+    from support.osm_services import serve
 
     monkeypatch.chdir(tmp_path)
     with serve() as running:
@@ -167,49 +122,6 @@ def sioux_candidates(sioux_data, catalogue):
     return elements_to_candidates(
         sioux_data.elements, catalogue, parse_play_window("7am-7pm", "sat,sun")
     )
-
-
-# --- a dense station map of the Helsinki extract (shared by the play tests) ----
-
-HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
-# Closer spacing and a shorter density radius than the defaults, so the 1.7 km
-# extract gives a couple of dozen stations in all three tiers.
-DENSE_OPTIONS = [
-    "--min-spacing", "150", "--cluster-gap", "400", "--density-radius", "250",
-    "--tiers", "dense:40:5-15,moderate:15:10-30,sparse:0:20-60",
-]  # fmt: skip
-
-
-def member_variants(obj: dict, keys, bad_values):
-    """Deep copies of ``obj`` with each of ``keys`` set to each of ``bad_values``, and
-    with it removed (for checks that must refuse whatever a schema refuses)."""
-    import copy
-
-    for key in keys:
-        for bad in bad_values:
-            changed = copy.deepcopy(obj)
-            changed[key] = bad
-            yield changed
-        changed = copy.deepcopy(obj)
-        changed.pop(key, None)
-        yield changed
-
-
-def extract_area(path: Path, folder: Path) -> Path:
-    """The extract's bounding box (from its header) as a play-area polygon file."""
-    import json
-
-    import osmium
-
-    reader = osmium.io.Reader(str(path), osmium.osm.osm_entity_bits.NOTHING)
-    box = reader.header().box()
-    reader.close()
-    w, s = box.bottom_left.lon, box.bottom_left.lat
-    e, n = box.top_right.lon, box.top_right.lat
-    area = folder / f"{path.name.split('.')[0]}-area.geojson"
-    ring = [[w, s], [e, s], [e, n], [w, n], [w, s]]
-    area.write_text(json.dumps({"type": "Polygon", "coordinates": [ring]}))
-    return area
 
 
 @pytest.fixture(scope="session")

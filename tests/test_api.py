@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.paths import REPO
 
 import stations_generator as sg
 from stations_generator.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
 SIOUX = REPO / "zones" / "sioux-falls.geojson"
 POIS = REPO / "examples" / "sioux-falls" / "pois.json"
 WATER = REPO / "examples" / "sioux-falls" / "water.json"

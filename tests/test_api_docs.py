@@ -11,7 +11,7 @@ import re
 import warnings
 from pathlib import Path
 
-from conftest import REPO
+from support.paths import REPO
 
 DOC = REPO / "docs" / "api.md"
 _BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)

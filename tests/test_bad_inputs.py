@@ -1,4 +1,4 @@
-"""The bad-input corpus (tests/bad_inputs.py), run in-process: every case gives a one-line
+"""The bad-input corpus (tests/support/bad_inputs.py), run in-process: every case gives a one-line
 error with a non-zero exit, or the stated correct result — no traceback, no hang, no wrong
 success. Also property-based tests: arbitrary JSON and arbitrary bytes never make a reader
 raise anything but a one-line InputError."""
@@ -11,11 +11,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import bad_inputs
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import bad_inputs
 
 from stations_generator.cli import main
 from stations_generator.errors import InputError, UserError

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
-from osm_services import serve
+from support.osm_services import serve
+from support.paths import REPO
 
 from stations_generator.cli import main
 

@@ -17,9 +17,9 @@ import sys
 
 import nbformat
 import pytest
-from conftest import REPO
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+from support.paths import REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
 from strip_notebooks import stripped_text  # noqa: E402
@@ -29,15 +29,13 @@ NAMES = ("check_hiding_zone", "generate_play_area")
 TIMEOUT_S = 600  # per cell; a hung cell fails instead of blocking CI
 
 GUARD = """\
-import socket, sys
+import sys
 assert sys.prefix == {prefix!r}, f"kernel runs {{sys.executable}}, not the test's interpreter"
 sys.path.insert(0, {tests!r})
-import conftest as _guard
+from support import network as _network
 sys.path.pop(0)
-socket.socket.connect = _guard._guarded_connect
-socket.socket.connect_ex = _guard._guarded_connect_ex
-socket.getaddrinfo = _guard._guarded_getaddrinfo
-del _guard
+_network.block()
+del _network
 """
 
 

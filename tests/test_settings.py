@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 from stations_generator import settings
 
@@ -99,6 +100,6 @@ def test_user_agent_names_the_package() -> None:
 
 
 def test_env_names_are_the_documented_ones() -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     for name in (settings.OVERPASS_URL_ENV, settings.CACHE_DIR_ENV, settings.NOMINATIM_URL_ENV):
         assert f"`{name}`" in readme

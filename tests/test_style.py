@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import sys
 
-from conftest import REPO
+from support.paths import REPO
 
 
 def test_ruff_clean():

@@ -55,7 +55,7 @@ class GenerateRequest:
     command line's options (:mod:`stations_generator.commands.generate`) and the
     page's settings (:mod:`stations_generator.serve.options`) are made from these
     fields' :class:`~stations_generator.app.settings.Setting` metadata, and
-    ``tests/test_requests.py`` checks :func:`stations_generator.api.make_station_map`'s
+    ``tests/app/test_requests.py`` checks :func:`stations_generator.api.make_station_map`'s
     keyword defaults against them.
     """
 

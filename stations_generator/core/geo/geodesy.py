@@ -6,7 +6,7 @@ point. Transverse Mercator is conformal, so for two points ``d`` apart the corre
 grid distance differs from the WGS84 geodesic by less than ``d * Δk`` where ``Δk`` is
 the change of scale across the segment: under 1e-7 for the ≤ 2 km distances the
 spacing rules use anywhere within ±6° of the zone's central meridian, i.e. below a
-millimetre. ``tests/test_geodesy.py`` checks this against pyproj.Geod (GeographicLib).
+millimetre. ``tests/core/geo/test_geodesy.py`` checks this against pyproj.Geod (GeographicLib).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Geodesic shapes in WGS84 lon/lat: circles, "closer to A than B" regions, buffers.
 
-Error bounds (each checked in ``tests/test_shapes.py`` against pyproj.Geod):
+Error bounds (each checked against pyproj.Geod in ``tests/core/questions/test_question_scale.py`` and the question oracle):
 
 * :func:`geodesic_circle` is *circumscribed*: its vertices lie just beyond
   ``r / cos(π/n)`` so the polygon contains the true geodesic circle, and ``n`` is

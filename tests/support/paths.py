@@ -1,0 +1,15 @@
+"""Where the tests' real data lives: the repository, its test data and bundled examples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: The tests folder and the repository around it.
+TESTS = Path(__file__).resolve().parents[1]
+REPO = TESTS.parent
+#: Real OSM extracts, Overpass answers and play areas recorded for the tests.
+DATA = TESTS / "data"
+EXTRACTS = DATA / "osm-extracts"
+HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
+#: The quick start's bundled real example.
+SIOUX = REPO / "examples" / "sioux-falls"
