@@ -8,9 +8,14 @@ water). Also the peer-sized start-up case: a ~20-candidate clip (a 3 × 3 km squ
 in the north-west of the city, a Dell Rapids-sized town). Prints wall and CPU time.
 
     python bench/bench_generate_scale.py [--sizes 10000 50000 100000] [--game-size M]
-        [--profile N] [--stages]
+        [--profile N] [--stages] [--against OTHER_CHECKOUT]
 
 The tiled areas are L-size games (inferred); ``--game-size`` runs other rules on them.
+
+``--against`` runs each case in another
+checkout of the project too (e.g. the commit before a change, with its compiled core
+built in place), interleaved with this one's runs so that both see the same machine
+load, and prints the ratio and whether the two wrote the same bytes.
 
 ``--stages`` also prints, per case, CPU and wall seconds of each stage of one fresh
 process (imports, play area, reading the OSM JSON, the candidates table, the spacing
@@ -112,37 +117,49 @@ def write_small(folder: Path) -> tuple[Path, Path]:
     return _box_polygon(folder / "area-small.geojson", SMALL_BOX), data
 
 
-def child_env() -> dict[str, str]:
-    """The environment of a timed run: this checkout first, and bytecode caching on.
+def child_env(root: Path | None = None) -> dict[str, str]:
+    """The environment of a timed run: this checkout (or ``root``) first, and bytecode
+    caching on.
 
     A machine with ``PYTHONDONTWRITEBYTECODE`` set compiles every module of the
     package again in every process (~0.1 s); an installed package has its ``.pyc``
     files, so the runs (best of N) measure what a user's process does.
     """
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(root or ROOT)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
 def run(
-    area: Path, data: Path, out: Path, profile: Path | None = None, extra: Sequence[str] = ()
-) -> tuple[float, float]:
+    area: Path,
+    data: Path,
+    out: Path,
+    profile: Path | None = None,
+    extra: Sequence[str] = (),
+    root: Path | None = None,
+) -> tuple[float, float, float]:
+    """Wall and CPU seconds and peak memory (MB) of one ``generate`` process (of the
+    checkout at ``root``; default this one)."""
     # The program as installed (the console script's cli.run); under cProfile, main(),
     # so that the profile is written at exit.
-    args = [sys.executable, "-c", "from stations_generator.cli import run; run()"]
+    code = "from stations_generator.cli import run; run()"
+    args = [sys.executable, "-c", code]
     if profile is not None:
         script = out.parent / "run_cli.py"
         script.write_text("from stations_generator.cli import main; main()\n")
         args = [sys.executable, "-m", "cProfile", "-o", str(profile), str(script)]
     args += ["-q", "generate", str(area), "--osm", str(data), "--no-water-subtract", "-o", str(out)]
     args += extra
-    env = child_env()
+    env = child_env(root)
     started = time.perf_counter()
-    proc = subprocess.Popen(args, env=env)
+    # (run in the data's folder: ``python -c`` puts the working directory first on the
+    # path, so a run started in a checkout would import that checkout's package)
+    proc = subprocess.Popen(args, env=env, cwd=area.parent)
     _, status, usage = os.wait4(proc.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"generate failed on {data.name}")
-    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
+    cpu = usage.ru_utime + usage.ru_stime
+    return time.perf_counter() - started, cpu, usage.ru_maxrss / 1024
 
 
 _STAGES = r"""
@@ -190,9 +207,45 @@ def stages(
     args = [sys.executable, "-c", _STAGES, "-q", "generate", str(area), "--osm", str(data)]
     args += ["--no-water-subtract", "-o", str(out), *extra]
     env = child_env()
-    text = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
+    text = subprocess.run(
+        args, env=env, cwd=area.parent, check=True, capture_output=True, text=True
+    ).stdout
     line = next(x for x in text.splitlines() if x.startswith("STAGES "))
     return json.loads(line[len("STAGES ") :])
+
+
+_OUTPUTS = ("stations.geojson", "stations.csv", "stations.kml")
+
+
+def _time_case(
+    label: str,
+    area: Path,
+    data: Path,
+    folder: Path,
+    variants: list[tuple[str, Path | None]],
+    runs: int,
+    extra: Sequence[str],
+) -> None:
+    """Print the best wall and CPU seconds of each variant (name, checkout)
+    of one case, their runs interleaved; against another checkout, the ratio of the
+    walls and whether the files are the same."""
+    times: dict[str, list[tuple[float, float, float]]] = {v[0]: [] for v in variants}
+    outputs: dict[str, Path] = {}
+    for r in range(runs):  # (the variants interleaved: the same machine load)
+        for k, (name, root) in enumerate(variants):
+            out = outputs[name] = folder / f"out-{label}-{r}-{k}"
+            times[name].append(run(area, data, out, extra=extra, root=root))
+    for name, got in times.items():
+        wall, cpu = min(t[0] for t in got), min(t[1] for t in got)
+        peak = f" {max(t[2] for t in got):.0f} MB |" if len(variants) > 1 else ""
+        print(f"| {label}{name} | {wall:.2f} | {cpu:.2f} |{peak}")
+    (this, _), (other, root) = variants[0], variants[-1]
+    if root is not None:
+        ratio = min(t[0] for t in times[this]) / min(t[0] for t in times[other])
+        same = all(
+            (outputs[this] / f).read_bytes() == (outputs[other] / f).read_bytes() for f in _OUTPUTS
+        )
+        print(f"| {label}: this / {root.name} wall | {ratio:.3f} | same files: {same} |")
 
 
 def main() -> None:
@@ -202,6 +255,7 @@ def main() -> None:
     parser.add_argument("--profile", type=int, help="write a cProfile of this size to ./")
     parser.add_argument("--stages", action="store_true", help="per-stage CPU/wall times")
     parser.add_argument("--game-size", choices=["S", "M", "L"], help="rules [default: inferred]")
+    parser.add_argument("--against", type=Path, help="another checkout, timed alongside")
     opts = parser.parse_args()
     extra = ["--game-size", opts.game_size] if opts.game_size else []
     with tempfile.TemporaryDirectory() as tmp:
@@ -212,11 +266,11 @@ def main() -> None:
 
         core = spacing_core_build()
         print(f"spacing core: {core}\n| candidates | best wall s | best CPU s |\n|---|---|---|")
+        variants: list[tuple[str, Path | None]] = [("", None)]
+        if opts.against:
+            variants.append((f" ({opts.against.name})", opts.against.resolve()))
         for label, area, data in cases:
-            times = [
-                run(area, data, folder / f"out-{label}-{r}", extra=extra) for r in range(opts.runs)
-            ]
-            print(f"| {label} | {min(t[0] for t in times):.2f} | {min(t[1] for t in times):.2f} |")
+            _time_case(label, area, data, folder, variants, opts.runs, extra)
         if opts.stages:
             for label, area, data in cases:
                 load = os.getloadavg()[0]
@@ -227,7 +281,7 @@ def main() -> None:
                     print(f"  {name} | {cpu:.2f} | {wall:.2f}")
         if opts.profile:
             area, data = write_case(folder, opts.profile)
-            target = Path(f"generate-{opts.profile}.prof")
+            target = Path(f"generate-{opts.profile}.prof").resolve()
             run(area, data, folder / "out-profile", target, extra)
             print(f"profile: {target} (python -m pstats {target})")
 

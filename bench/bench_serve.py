@@ -54,7 +54,7 @@ def body(**settings) -> dict:
 
 
 def regenerate(url: str) -> None:
-    import httpx
+    import httpx2 as httpx  # (the test extra's client: httpx's maintained successor)
 
     with httpx.Client(base_url=url, timeout=120) as client:
         first = client.post("api/stationmap", json=body())
@@ -72,9 +72,9 @@ def regenerate(url: str) -> None:
 
 
 def page_load(url: str) -> None:
-    from test_browser import CHROMIUM_FLAGS, _browser
+    from support.browser import CHROMIUM_FLAGS, sync_playwright_or_fail
 
-    sync_playwright = _browser()
+    sync_playwright = sync_playwright_or_fail()
     with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
         context = p.chromium.launch_persistent_context(
             profile, executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_FLAGS
@@ -102,7 +102,7 @@ def page_load(url: str) -> None:
 
 
 def load_test(url: str) -> None:
-    import httpx
+    import httpx2 as httpx  # (the test extra's client: httpx's maintained successor)
     from support.serve_support import generate
 
     variants = [{}, {"cluster_radius": 600}, {"max_per_cluster": 3}, {"min_spacing": 400}]
@@ -137,7 +137,7 @@ def load_test(url: str) -> None:
 
 
 def big_game() -> None:
-    import httpx
+    import httpx2 as httpx  # (the test extra's client: httpx's maintained successor)
     from bench_questions import write_game
     from click.testing import CliRunner
     from support.serve_support import running_server

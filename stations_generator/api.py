@@ -26,11 +26,11 @@ raises :class:`~stations_generator.errors.UserError` subclasses with the CLI's m
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
-import logging
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,7 +62,6 @@ __all__ = [
     "write_station_map",
 ]
 
-log = logging.getLogger("stations_generator")
 Warn = Callable[[str], None]
 PathLike = str | Path
 
@@ -153,33 +152,18 @@ class GameResult:
         return summary_table(self.game, self.elimination, self.zones)
 
 
-class _Console:
-    """The CLI console's interface for library calls: logging and warnings, no terminal."""
+def _python_warning(message: str) -> None:
+    warnings.warn(message, StationsGeneratorWarning, stacklevel=3)
 
-    verbosity = 0
-    show_progress = False
 
-    def __init__(self, warn: Warn | None = None):
-        self._warn = warn
+@contextlib.contextmanager
+def _warnings_to(warn: Warn | None) -> Iterator[None]:
+    """The package's warnings logged during the block go to ``warn``, else to
+    :func:`warnings.warn`; its notes stay plain log records."""
+    from stations_generator.app.reporting import routed
 
-    def info(self, message: str) -> None:
-        log.info(message)
-
-    def detail(self, message: str) -> None:
-        log.debug(message)
-
-    def warn(self, message: str) -> None:
-        if self._warn is not None:
-            self._warn(message)
-        else:
-            warnings.warn(message, StationsGeneratorWarning, stacklevel=4)
-
-    def status(self, message: str | None) -> None:
-        if message:
-            log.debug(message)
-
-    def progress(self, label: str):
-        return lambda done, total: None
+    with routed(warn=warn if warn is not None else _python_warning):
+        yield
 
 
 def _request(**fields: Any):
@@ -245,19 +229,19 @@ def read_play_area(
     given = [s for s in (source, place, osm_relation) if s is not None]
     if len(given) != 1:
         raise InputError("give exactly one of a play area, place= or osm_relation=")
-    console = _Console(warn)
+    say = warn if warn is not None else _python_warning
 
     def one(value: Any, min_area_km2: float | None = None) -> BaseGeometry:
         kwargs = {} if min_area_km2 is None else {"min_area_km2": min_area_km2}
         if isinstance(value, str | Path):
-            return load_polygons(Path(value), console.warn, **kwargs)
+            return load_polygons(Path(value), say, **kwargs)
         if isinstance(value, dict):
-            return parse_polygons(value, "the GeoJSON", console.warn, **kwargs)
+            return parse_polygons(value, "the GeoJSON", say, **kwargs)
         import shapely
 
         if hasattr(value, "__geo_interface__"):
             geojson = json.loads(shapely.to_geojson(value))
-            return parse_polygons(geojson, "the geometry", console.warn, **kwargs)
+            return parse_polygons(geojson, "the geometry", say, **kwargs)
         raise InputError(
             f"a play area must be a file path, a shapely geometry or GeoJSON, not {type(value).__name__}"
         )
@@ -271,7 +255,8 @@ def read_play_area(
         osm_relation=osm_relation,
         **_overpass_fields(overpass),
     )
-    polygon, _none, default = read_area(request, console)
+    with _warnings_to(warn):
+        polygon, _none, default = read_area(request)
     return PlayArea(polygon, exclusions, name or default, source or place or osm_relation)
 
 
@@ -324,7 +309,8 @@ def load_osm(
         **_overpass_fields(overpass),
     )
     catalogue = select_catalogue(request)
-    data = load_data(request, _Console(), area.polygon, catalogue)
+    with _warnings_to(None):
+        data = load_data(request, area.polygon, catalogue)
     return OsmLayers(
         data,
         tuple(categories),
@@ -428,9 +414,8 @@ def make_station_map(
         search_rounds=search,
     )
     catalogue = select_catalogue(request)
-    result = build(
-        request, _Console(warn), area.polygon, list(area.exclusions), osm.data, catalogue
-    )
+    with _warnings_to(warn):
+        result = build(request, area.polygon, list(area.exclusions), osm.data, catalogue)
     result.settings["name"] = area.name
     return result
 
@@ -493,11 +478,12 @@ def read_game(
     -------
     Game
     """
-    from stations_generator.app.games import load
+    import dataclasses
+
+    from stations_generator.app.games import game_title, load
     from stations_generator.app.map_context import map_sources
 
     s = overpass or OverpassSettings()
-    console = _Console(warn)
     sources = map_sources(
         osm,
         play_area,
@@ -505,18 +491,16 @@ def read_game(
         overpass_urls=s.urls,
         cache_dir=s.cache_dir,
         use_cache=s.use_cache,
-        log=console.detail,
-        say=console.info,
     )
-    game = load(Path(path), sources, console.warn, validate=False).game
-    game._source_path = Path(path)  # type: ignore[attr-defined]  # the map title
+    say = warn if warn is not None else _python_warning
+    game = load(Path(path), sources, say, validate=False).game
+    game = dataclasses.replace(game, title=game_title(Path(path)))
     return game
 
 
 def apply_game(game: Game, *, warn: Warn | None = None) -> GameResult:
     """Apply every recorded answer: the area each question removed, what remains, and
     each hiding zone's status (what ``questions apply`` computes)."""
-    from stations_generator.app.games import game_title
     from stations_generator.core.questions.geometry import QuestionError
     from stations_generator.errors import InputError
 
@@ -525,12 +509,10 @@ def apply_game(game: Game, *, warn: Warn | None = None) -> GameResult:
     except QuestionError as exc:
         raise InputError(str(exc)) from None
     elimination = game.eliminate()
-    console = _Console(warn)
+    say = warn if warn is not None else _python_warning
     for contradiction in elimination.contradictions:
-        console.warn(contradiction.message())
-    path = getattr(game, "_source_path", None)
-    title = game_title(path) if path is not None else "game"
-    return GameResult(game, elimination, game.possible_zones(elimination), title)
+        say(contradiction.message())
+    return GameResult(game, elimination, game.possible_zones(elimination), game.title)
 
 
 def write_game_result(

@@ -10,12 +10,11 @@ import importlib.util
 
 import click
 
-from stations_generator.app.settings import click_error_line
-from stations_generator.commands.console import Console
+from stations_generator.app.request_fields import click_error_line
 from stations_generator.commands.options import CONTEXT
 from stations_generator.errors import UserError
 
-__all__ = ["LAZY_COMMANDS", "LAZY_HELP", "Console", "Group", "main", "run", "spacing_core_build"]
+__all__ = ["LAZY_COMMANDS", "LAZY_HELP", "Group", "main", "run", "spacing_core_build"]
 
 # Subcommands living in their own modules, imported only when used (fast start-up).
 LAZY_COMMANDS = {
@@ -143,7 +142,11 @@ def main(ctx: click.Context, verbose: int, quiet: bool) -> None:
 
     Data © OpenStreetMap contributors, ODbL 1.0.
     """
-    ctx.obj = Console(-1 if quiet else verbose)
+    # The package's log records become the command's stderr lines until it ends
+    # (imported here: --help and --version need no logging).
+    from stations_generator.commands.console import use_console
+
+    use_console(ctx, -1 if quiet else verbose)
     _exit_cleanly_on_terminate(ctx)
     _fewer_collections(ctx)
 

@@ -31,6 +31,7 @@ import pytest
 from click.testing import CliRunner
 from support.osm_services import serve
 from support.paths import REPO
+from support.quickstart import readme_quick_start
 
 from stations_generator.cli import main
 
@@ -171,7 +172,9 @@ def test_examples_are_found():
     } <= subcommands
     quick = readme[0]
     assert quick.args[:2] == ["generate", "zones/sioux-falls.geojson"]
-    assert "Stations: 113 in 85 clusters" in "\n".join(quick.output)
+    # Its shown output is the README's first ```text block, summary line first.
+    assert [line for line in quick.output if line.strip()] == readme_quick_start()
+    assert quick.output[0].startswith("Stations: ")
     assert any(e.exit_code == 1 for e in readme)  # a documented failing zone check
     for doc in DOCS:
         assert examples(doc), f"{doc.name} has no stations-generator example"

@@ -24,6 +24,8 @@ import pytest
 PACKAGE = "stations_generator"
 ROOT = Path(__file__).resolve().parents[1] / PACKAGE
 MAX_LINES = 800
+#: Lines of one function, its ``def`` line counted and its docstring not.
+MAX_FUNCTION_LINES = 80
 MAX_LOOSE_MODULES = 8
 
 BASE = {"errors", "settings"}
@@ -225,6 +227,33 @@ def test_core_stays_pure():
 def test_modules_stay_small(module):
     lines = MODULES[module].read_text(encoding="utf-8").count("\n")
     assert lines <= MAX_LINES, f"{module} has {lines} lines (at most {MAX_LINES})"
+
+
+def _long_functions(tree: ast.Module) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        lines = node.end_lineno - node.lineno + 1
+        if ast.get_docstring(node) is not None:
+            doc = node.body[0]
+            lines -= doc.end_lineno - doc.lineno + 1
+        if lines > MAX_FUNCTION_LINES:
+            found.append(f"{node.name} ({lines} lines)")
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_functions_stay_short(module):
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    assert _long_functions(tree) == []
+
+
+def test_the_length_check_counts_code_not_docstrings():
+    body = "\n".join(f"    x{k} = {k}" for k in range(MAX_FUNCTION_LINES - 1))
+    doc = '    """' + "\n" * 30 + '    """\n'
+    assert _long_functions(ast.parse(f"def f():\n{doc}{body}\n")) == []
+    assert _long_functions(ast.parse(f"def f():\n{body}\n    y = 0\n")) == ["f (81 lines)"]
 
 
 def test_few_loose_modules_at_the_top():

@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from stations_generator.app.play import (
-    Reporter,
-    RoadOptions,
-    drive_times,
-    load_map,
-    map_tiers,
-    status,
-)
+from stations_generator.app.play import RoadOptions, drive_times, load_map, map_tiers
+from stations_generator.app.reporting import status
 from stations_generator.core.play.calibration import Calibration, calibrate, sample_pairs
 from stations_generator.core.play.cooldown import COOLDOWN_FACTOR, TRANSIT_FACTOR, TRANSIT_RANGE
 from stations_generator.core.play.departure import DepartureTable
@@ -35,6 +30,9 @@ __all__ = [
 
 CALIBRATION_PNG = "calibration.png"
 CALIBRATION_CSV = "calibration.csv"
+
+#: The status lines of the steps.
+log = logging.getLogger(__name__)
 
 
 def calibration_csv(cal: Calibration) -> str:
@@ -115,7 +113,6 @@ class CalibrationRun:
 
 
 def calibrate_map(
-    reporter: Reporter,
     map_path: Path,
     output_dir: Path,
     roads: RoadOptions,
@@ -130,7 +127,6 @@ def calibrate_map(
 
     Parameters
     ----------
-    reporter : Reporter
     map_path : Path
         The ``stations.geojson``.
     output_dir : Path
@@ -164,9 +160,9 @@ def calibrate_map(
         station_map = load_map(map_path)
         if len(station_map.stations) < 2:
             raise InputError(f"{station_map.source} has one station; calibration needs pairs")
-        times = drive_times(reporter, station_map, roads)
+        times = drive_times(station_map, roads)
         chosen = sample_pairs(station_map.stations, pairs, random.Random(seed))
-        with status(reporter, f"Timing {len(chosen)} drives"):
+        with status(log, f"Timing {len(chosen)} drives"):
             cal = calibrate(
                 chosen,
                 times,
@@ -177,7 +173,7 @@ def calibrate_map(
             )
         if not cal.pairs:
             raise InputError("no station pair has a drive time above zero; nothing to calibrate")
-        with status(reporter, f"Drawing {CALIBRATION_PNG}"):
+        with status(log, f"Drawing {CALIBRATION_PNG}"):
             png = calibration_png(cal, title)
         outputs.write_bytes(CALIBRATION_CSV, calibration_csv(cal).encode("utf-8"))
         outputs.write_bytes(CALIBRATION_PNG, png)

@@ -30,6 +30,7 @@ the extent of the ``--osm`` data; ``questions cost`` needs none (:func:`cost_que
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +77,9 @@ from stations_generator.osm import extracts, overpass_file, overpass_json
 from stations_generator.osm import filters as osm_filters
 from stations_generator.osm.osm_area import area_from_extracts, area_from_overpass, osm_ref
 from stations_generator.osm.query import poly_filters
+
+#: Where the map of a game came from (info: the command line's notes).
+log = logging.getLogger(__name__)
 
 APP_HIDING_RADIUS_M = 0.5 * MILE_M  # the app's default hidingRadius (0.5, miles)
 
@@ -218,14 +222,14 @@ def resolve_osm_area(location: dict, sources: MapSources, where: str) -> BaseGeo
         raise InputError(f"{where} is {what}, a point, not an area; choose the area in the app")
     area = area_from_extracts(sources.osm, kind, oid)
     if area is not None:
-        sources.say(f"{where}: {what} from {_files_text(sources.osm)}")
+        log.info(f"{where}: {what} from {_files_text(sources.osm)}")
         return area
     if sources.overpass is None:
         raise InputError(
             f"{where} is {what}, which is not in {_files_text(sources.osm)}; give --osm with an "
             f"extract that holds {kind} {oid}, or --play-area FILE"
         )
-    sources.say(f"{where}: fetching {what} from Overpass (cached)")
+    log.info(f"{where}: fetching {what} from Overpass (cached)")
     try:
         return area_from_overpass(sources.overpass(), kind, oid)
     except (OverpassError, UserError) as exc:
@@ -348,7 +352,7 @@ def _elements_fetcher(
         lines = ["[out:json][timeout:180];", "("]
         lines += [f"  nwr{t}({p});" for t in texts for p in polys]
         lines += [");", "out center tags;"]
-        sources.say("fetching places and stations from Overpass (cached)")
+        log.info("fetching places and stations from Overpass (cached)")
         raw = sources.overpass().fetch("\n".join(lines) + "\n")
         return overpass_json.parse_overpass_json(raw)
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -13,7 +14,8 @@ import click
 import numpy as np
 from shapely.geometry.base import BaseGeometry
 
-from stations_generator.app.settings import METRES, SECONDS, parse_date, setting
+from stations_generator.app.reporting import status_line, status_sink
+from stations_generator.app.request_fields import METRES, SECONDS, parse_date, setting
 from stations_generator.core.catalogue import Catalogue, load_catalogue
 from stations_generator.core.gamesize import AREA_FLOOR_KM2, STATION_BANDS
 from stations_generator.core.geo.coverage import check_coverage
@@ -46,6 +48,9 @@ STATIONS_HTML = "stations.html"
 #: ones it does not write this time, e.g. stations.html without --map, are removed).
 GENERATE_FILES = (STATIONS_GEOJSON, STATIONS_CSV, STATIONS_KML, CANDIDATES_GEOJSON, STATIONS_HTML)
 
+#: Progress notes (info), ``-v`` details (debug) and warnings of the steps.
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class GenerateRequest:
@@ -54,7 +59,7 @@ class GenerateRequest:
     The one place the options of ``generate`` and their defaults are stated: the
     command line's options (:mod:`stations_generator.commands.generate`) and the
     page's settings (:mod:`stations_generator.serve.options`) are made from these
-    fields' :class:`~stations_generator.app.settings.Setting` metadata, and
+    fields' :class:`~stations_generator.app.request_fields.Setting` metadata, and
     ``tests/app/test_requests.py`` checks :func:`stations_generator.api.make_station_map`'s
     keyword defaults against them.
     """
@@ -220,55 +225,54 @@ def station_map_options(request: GenerateRequest) -> StationMapOptions:
     )
 
 
-def _client(request: GenerateRequest, console) -> overpass.OverpassClient:
+def _client(request: GenerateRequest) -> overpass.OverpassClient:
     return overpass.client(
         request.overpass_urls,
         timeout=request.overpass_timeout,
         cache_dir=request.cache_dir,
         use_cache=request.use_cache,
-        log=console.detail,
-        notify=console.info,
-        status=console.status,
+        log=log.debug,
+        notify=log.info,
+        status=status_sink(log),
     )
 
 
-def _nominatim(request: GenerateRequest, console) -> NominatimClient:
+def _nominatim(request: GenerateRequest) -> NominatimClient:
     return NominatimClient(
         timeout=request.overpass_timeout,
         use_cache=request.use_cache,
-        log=console.detail,
-        notify=console.info,
-        status=console.status,
+        log=log.debug,
+        notify=log.info,
+        status=status_sink(log),
     )
 
 
-def read_area(request: GenerateRequest, console) -> tuple[BaseGeometry, list[BaseGeometry], str]:
+def read_area(request: GenerateRequest) -> tuple[BaseGeometry, list[BaseGeometry], str]:
     """Step 1: the play area, the exclusions and the map's default name."""
     if request.play_area is not None:
-        area = load_polygons(request.play_area, console.warn)
+        area = load_polygons(request.play_area, log.warning)
         name = request.play_area.name.split(".")[0]
     elif request.osm_relation is not None:
-        area = sources.fetch_relation_area(_client(request, console), request.osm_relation)
+        area = sources.fetch_relation_area(_client(request), request.osm_relation)
         name = f"relation-{request.osm_relation}"
     else:
         assert request.place is not None
-        area = sources.geocode_place(request.place, _nominatim(request, console))
+        area = sources.geocode_place(request.place, _nominatim(request))
         name = request.place
-    exclusions = [load_polygons(p, console.warn, min_area_km2=0) for p in request.exclude_files]
+    exclusions = [load_polygons(p, log.warning, min_area_km2=0) for p in request.exclude_files]
     return area, exclusions, name
 
 
 def load_data(
     request: GenerateRequest,
-    console,
     area: BaseGeometry,
     catalogue: Catalogue,
 ) -> sources.OsmData:
     """Step 2: the OSM objects and water for ``area``, from files or Overpass."""
     if request.osm_files:
-        console.status("Reading " + ", ".join(Path(p).name for p in request.osm_files) + "…")
+        status_line(log, "Reading " + ", ".join(Path(p).name for p in request.osm_files) + "…")
         # Extracts are read once into the extract cache; later runs read only that.
-        cache = ExtractCache.for_command(request.cache_dir, request.use_cache, console)
+        cache = ExtractCache.for_command(request.cache_dir, request.use_cache)
         try:
             with layers.use_cache(cache):
                 data = sources.read_files(
@@ -280,16 +284,16 @@ def load_data(
                 )
             points = [(e.lon, e.lat) for e in data.elements]
         finally:
-            console.status(None)
-        check_coverage(area, request.osm_files, points, data.water, console.warn)
+            status_line(log, None)
+        check_coverage(area, request.osm_files, points, data.water, log.warning)
     else:
         data = sources.fetch_overpass(
-            _client(request, console), area, catalogue, water=request.water_subtract
+            _client(request), area, catalogue, water=request.water_subtract
         )
         if request.water_files and request.water_subtract:
             extra = sources.read_files((), request.water_files, area, catalogue)
             data.water.extend(extra.water)
-    console.detail(
+    log.debug(
         f"read {len(data.elements)} OSM objects and {len(data.water)} water areas from "
         + ", ".join(data.sources)
     )
@@ -298,27 +302,28 @@ def load_data(
 
 def build(
     request: GenerateRequest,
-    console,
     area: BaseGeometry,
     exclusions: list[BaseGeometry],
     data: sources.OsmData,
     catalogue: Catalogue,
+    progress: Callable[[int, int], None] | None = None,
 ) -> StationMap:
-    """Step 3: pick the stations (options, playing window and catalogue from ``request``)."""
+    """Step 3: pick the stations (options, playing window and catalogue from ``request``);
+    ``progress`` gets ``(done, total)`` while the cluster cap is tuned."""
     window = play_window(request)
     options = station_map_options(request)
-    console.status(f"Ranking {len(data.elements)} OSM objects…")
+    status_line(log, f"Ranking {len(data.elements)} OSM objects…")
     try:
         candidates = candidate_table(data.elements, catalogue, window)
     finally:
-        console.status(None)
+        status_line(log, None)
     result = build_station_map(
         area,
         candidates,
         options,
         water=data.water if request.water_subtract else (),
         exclusions=exclusions,
-        progress=console.progress("Tuning the cluster cap"),
+        progress=progress,
     )
     result.settings.update(
         playing_hours=request.playing_hours,
@@ -327,7 +332,7 @@ def build(
     )
     warning = band_warning(result, request)
     if warning:
-        console.warn(warning)
+        log.warning(warning)
     return result
 
 
@@ -339,17 +344,21 @@ def play_window(request: GenerateRequest):
         raise InputError(str(exc)) from None
 
 
-def run_generate(request: GenerateRequest, console) -> StationMap:
-    """Load, compute, write, report. Raises :class:`UserError` on bad input."""
+def run_generate(
+    request: GenerateRequest, progress: Callable[[int, int], None] | None = None
+) -> StationMap:
+    """Load, compute, write, report (notes and warnings are log records; ``progress``
+    gets ``(done, total)`` while the cluster cap is tuned). Raises :class:`UserError` on
+    bad input."""
     play_window(request)
     station_map_options(request)
     catalogue = select_catalogue(request)
     # The -o folder is locked from here on (a second run fails at once); its files
     # appear together when the block ends, or not at all.
     with output_set(request.output_dir, GENERATE_FILES) as outputs:
-        area, exclusions, default_name = read_area(request, console)
-        data = load_data(request, console, area, catalogue)
-        result = build(request, console, area, exclusions, data, catalogue)
+        area, exclusions, default_name = read_area(request)
+        data = load_data(request, area, catalogue)
+        result = build(request, area, exclusions, data, catalogue, progress)
         files = output_files(
             result,
             request.map_name or default_name,
@@ -358,8 +367,8 @@ def run_generate(request: GenerateRequest, console) -> StationMap:
         )
         for name, data in files.items():
             outputs.write_bytes(name, data)
-    report(result, console, request.output_dir, list(files))
-    console.detail("options: " + ", ".join(f"{k}={v}" for k, v in asdict(request).items()))
+    report(result, request.output_dir, list(files))
+    log.debug("options: " + ", ".join(f"{k}={v}" for k, v in asdict(request).items()))
     return result
 
 
@@ -570,8 +579,8 @@ def _closest(result: StationMap) -> tuple[float | None, float | None]:
     return closest_distances(index, stations["cluster_id"].astype(np.int64))
 
 
-def report(result: StationMap, console, output_dir: Path, names: list[str]) -> None:
-    """Step 5: the summary and the files written, on the console."""
+def report(result: StationMap, output_dir: Path, names: list[str]) -> None:
+    """Step 5: the summary and the files written, as info records."""
     for line in summary_lines(result):
-        console.info(line)
-    console.info("Wrote " + ", ".join(str(Path(output_dir) / n) for n in names))
+        log.info(line)
+    log.info("Wrote " + ", ".join(str(Path(output_dir) / n) for n in names))

@@ -9,6 +9,7 @@ context to the taibeled question converter.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from stations_generator.core.geo.antimeridian import (
     to_window,
     wrap_lon,
 )
-from stations_generator.core.geo.features import GeodesicFeatures, PlaceIndex, unit_vectors
+from stations_generator.core.geo.features import GeodesicFeatures, PlaceIndex
 from stations_generator.core.geo.shapes import AzimuthalFrame, distance_m
 from stations_generator.core.questions.geometry import (
     Place,
@@ -46,6 +47,9 @@ SUBJECT_MARGIN_M = 50_000.0
 _RADIUS_MIN_M = 6_335_000.0  # smallest radius of curvature of WGS84 (meridian at the equator)
 LINE_SUBJECTS = ("coastline", "high_speed_rail", "border", "body_of_water")
 
+#: The Overpass client's detail lines (debug).
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class MapSources:
@@ -59,14 +63,15 @@ class MapSources:
         stations, and the play area when nothing else gives one.
     overpass : makes the Overpass client for what the files do not hold (an OSM
         play area, places when no ``--osm`` is given); None = stay offline.
-    say : receives one-line progress notes (stderr).
+
+    The notes of reading the map are info records of
+    :mod:`~stations_generator.app.game_loader`'s logger.
     """
 
     osm: tuple[Path, ...] = ()
     play_area: Path | None = None
     stations: Path | None = None
     overpass: Callable[[], overpass.OverpassClient] | None = None
-    say: Callable[[str], None] = field(default=lambda _m: None, compare=False)
 
 
 def map_sources(
@@ -76,8 +81,6 @@ def map_sources(
     overpass_urls: Sequence[str] = (),
     cache_dir: Path | None = None,
     use_cache: bool = True,
-    log: Callable[[str], None] | None = None,
-    say: Callable[[str], None] | None = None,
 ) -> MapSources:
     """The :class:`MapSources` of a command's or an API call's options.
 
@@ -90,10 +93,6 @@ def map_sources(
         client's own list].
     cache_dir, use_cache
         The Overpass answer cache.
-    log : callable, optional
-        Receives the client's detail lines (``-v``).
-    say : callable, optional
-        Receives one-line progress notes.
 
     Returns
     -------
@@ -102,20 +101,13 @@ def map_sources(
     urls = tuple(u for text in overpass_urls or () for u in str(text).split())
 
     def client() -> overpass.OverpassClient:
-        extra = {} if log is None else {"log": log}
-        return overpass.client(
-            urls,
-            cache_dir=cache_dir,
-            use_cache=use_cache,
-            **extra,
-        )
+        return overpass.client(urls, cache_dir=cache_dir, use_cache=use_cache, log=log.debug)
 
     return MapSources(
         osm=tuple(Path(f) for f in osm),
         play_area=None if play_area is None else Path(play_area),
         stations=None if stations is None else Path(stations),
         overpass=client,
-        **({} if say is None else {"say": say}),
     )
 
 
@@ -305,7 +297,7 @@ class OsmContext:
         pts = np.array([[p.lon, p.lat] for p in places])
         index = PlaceIndex(pts[:, 0], pts[:, 1])
         # The geodesic distance to the chord-nearest place: an upper bound is enough here.
-        return index._candidates(unit_vectors(lon, lat), lon, lat)[3]
+        return index.chord_nearest_distance(lon, lat)
 
     def _needed_margin(
         self,

@@ -36,7 +36,7 @@ __all__ = [
     "read_station_file",
     "read_station_metadata",
     "write_map_page",
-    "write_station_map",
+    "write_map_html",
 ]
 
 DEFAULT_HIDING_RADIUS_M = 402.0
@@ -188,7 +188,7 @@ def read_candidates_file(path: Path) -> gpd.GeoDataFrame:
 # --------------------------------------------------------------------------- writing
 
 
-def write_station_map(path: Path, m: folium.Map) -> None:
+def write_map_html(path: Path, m: folium.Map) -> None:
     """Render ``m`` (:func:`~stations_generator.pages.offline.render_station_map`) and
     write it to ``path`` atomically.
 

@@ -1,18 +1,18 @@
 """The use cases behind ``roll``, ``route`` and ``calibrate``: the map, the stations
 the players named, and where drive times come from.
 
-Every function reports through a :class:`Reporter` (the command line's console:
-notes, details, warnings and a status line on a terminal); none prints.
+The functions report through logging (notes, ``-v`` details, warnings and status lines,
+:mod:`stations_generator.app.reporting`); none prints.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Sequence
+import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
+from stations_generator.app.reporting import status, status_sink
 from stations_generator.core.play.drive import (
     GREAT_CIRCLE_SPEED_KPH,
     DriveTimes,
@@ -33,48 +33,17 @@ from stations_generator.formats.atomic import reading
 from stations_generator.formats.stationfile import StationFile, read_station_map
 
 __all__ = [
-    "Reporter",
     "RoadOptions",
     "drive_times",
     "load_map",
     "locate_itinerary",
     "locate_station",
     "map_tiers",
-    "status",
 ]
 
 
-class Reporter(Protocol):
-    """Where the use cases report (the command line's ``Console`` is one)."""
-
-    def info(self, message: str) -> None:
-        """A note shown unless quiet."""
-
-    def detail(self, message: str) -> None:
-        """A note shown when verbose."""
-
-    def warn(self, message: str) -> None:
-        """A warning."""
-
-    def status(self, message: str | None) -> None:
-        """A status line on a terminal (None clears it)."""
-
-
-@contextlib.contextmanager
-def status(reporter: Reporter, message: str) -> Iterator[None]:
-    """A status line on a terminal while a step runs (cleared after; silent in pipes).
-
-    Parameters
-    ----------
-    reporter : Reporter
-    message : str
-        The step, e.g. ``"Timing the drives"`` (an ellipsis is added).
-    """
-    reporter.status(message + "…")
-    try:
-        yield
-    finally:
-        reporter.status(None)
+#: Which station a guess took (info), where drive times come from (debug), warnings.
+log = logging.getLogger(__name__)
 
 
 def load_map(path: Path) -> StationFile:
@@ -97,19 +66,18 @@ def load_map(path: Path) -> StationFile:
         return read_station_map(path)
 
 
-def _mention_fuzzy(reporter: Reporter, matches: Sequence[StationMatch]) -> None:
+def _mention_fuzzy(matches: Sequence[StationMatch]) -> None:
     for m in matches:
         if m.kind in ("fuzzy", "part"):
-            reporter.info(f"{m.query!r}: taking {m.station.display}")
+            log.info(f"{m.query!r}: taking {m.station.display}")
 
 
-def locate_station(reporter: Reporter, query: str, stations: Sequence[Station]) -> Station:
-    """The station a player named (name, part of a name or id), saying when it was a guess.
+def locate_station(query: str, stations: Sequence[Station]) -> Station:
+    """The station a player named (name, part of a name or id), saying (info) when it was
+    a guess.
 
     Parameters
     ----------
-    reporter : Reporter
-        Told which station a fuzzy or partial match took.
     query : str
     stations : sequence of Station
 
@@ -123,19 +91,16 @@ def locate_station(reporter: Reporter, query: str, stations: Sequence[Station]) 
         No station matches, or several do (the message lists them).
     """
     match = find_station(query, stations)
-    _mention_fuzzy(reporter, [match])
+    _mention_fuzzy([match])
     return match.station
 
 
-def locate_itinerary(
-    reporter: Reporter, queries: Sequence[str], stations: Sequence[Station]
-) -> list[ItineraryRoute]:
-    """The routes a player named (stations in order, routes separated by ``"/"``).
+def locate_itinerary(queries: Sequence[str], stations: Sequence[Station]) -> list[ItineraryRoute]:
+    """The routes a player named (stations in order, routes separated by ``"/"``), saying
+    (info) which station each fuzzy or partial match took.
 
     Parameters
     ----------
-    reporter : Reporter
-        Told which station each fuzzy or partial match took.
     queries : sequence of str
         The command line's station names.
     stations : sequence of Station
@@ -150,7 +115,7 @@ def locate_itinerary(
         A name matches no station or several, or the routes do not connect.
     """
     itinerary, matches = plan_itinerary(split_itinerary(queries), stations)
-    _mention_fuzzy(reporter, matches)
+    _mention_fuzzy(matches)
     return itinerary
 
 
@@ -219,23 +184,19 @@ def _bbox(station_map: StationFile, margin_deg: float = 0.01) -> tuple[float, fl
     return (w - margin_deg * 2, s - margin_deg, e + margin_deg * 2, n + margin_deg)
 
 
-def _extract_drive_times(
-    reporter: Reporter, station_map: StationFile, roads: RoadOptions, extract: Path
-) -> DriveTimes:
+def _extract_drive_times(station_map: StationFile, roads: RoadOptions, extract: Path) -> DriveTimes:
     from stations_generator.osm.roads import read_drive_graph
 
-    reporter.detail(f"reading the drivable roads of {extract}")
-    with status(reporter, f"Reading the drivable roads of {extract.name}"):
+    log.debug(f"reading the drivable roads of {extract}")
+    with status(log, f"Reading the drivable roads of {extract.name}"):
         graph = read_drive_graph(extract, bbox=_bbox(station_map))
-    with status(reporter, "Building the road graph"):
+    with status(log, "Building the road graph"):
         times = RoadDriveTimes(graph, fallback_speed_kph=roads.speed, source=extract.name)
-    reporter.detail(times.describe())
+    log.debug(times.describe())
     return times
 
 
-def _online_drive_times(
-    reporter: Reporter, station_map: StationFile, roads: RoadOptions
-) -> DriveTimes:
+def _online_drive_times(station_map: StationFile, roads: RoadOptions) -> DriveTimes:
     from stations_generator.osm import overpass
     from stations_generator.osm.roads import fetch_drive_graph
 
@@ -244,27 +205,26 @@ def _online_drive_times(
         import shapely
 
         area = shapely.MultiPoint([(s.lon, s.lat) for s in station_map.stations]).envelope
-    reporter.detail("downloading the drivable roads from Overpass (cached)")
+    log.debug("downloading the drivable roads from Overpass (cached)")
     client = overpass.client(
         roads.overpass_urls,
         timeout=roads.overpass_timeout,
         cache_dir=roads.cache_dir,
         use_cache=roads.use_cache,
-        log=reporter.detail,
-        notify=reporter.info,
-        status=reporter.status,
+        log=log.debug,
+        notify=log.info,
+        status=status_sink(log),
     )
     graph = fetch_drive_graph(area, client=client)
-    with status(reporter, "Building the road graph"):
+    with status(log, "Building the road graph"):
         return RoadDriveTimes(graph, fallback_speed_kph=roads.speed, source="Overpass")
 
 
-def drive_times(reporter: Reporter, station_map: StationFile, roads: RoadOptions) -> DriveTimes:
+def drive_times(station_map: StationFile, roads: RoadOptions) -> DriveTimes:
     """Drive times between the map's stations, from the roads the options name.
 
     Parameters
     ----------
-    reporter : Reporter
     station_map : StationFile
         Its play area (or its stations' extent) bounds the roads read.
     roads : RoadOptions
@@ -283,10 +243,10 @@ def drive_times(reporter: Reporter, station_map: StationFile, roads: RoadOptions
     if roads.osm is not None and roads.online:
         raise InputError("give either --osm EXTRACT or --online for the roads, not both")
     if roads.osm is not None:
-        return _extract_drive_times(reporter, station_map, roads, roads.osm)
+        return _extract_drive_times(station_map, roads, roads.osm)
     if roads.online:
-        return _online_drive_times(reporter, station_map, roads)
-    reporter.warn(
+        return _online_drive_times(station_map, roads)
+    log.warning(
         f"no roads given (--osm EXTRACT or --online): drive times are great-circle "
         f"estimates at an assumed {roads.speed:g} km/h"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,9 @@ __all__ = ["BOARD_FILES", "BoardRequest", "build_board", "run_board_generate", "
 BOARD_FILES = ("board.json", "board.geojson", "board.html", "board.pdf", "board.png")
 #: The original board is 24 columns (A–X) by 36 rows (01–36): the default shape.
 DEFAULT_SHAPE = (24, 36)
+
+#: The board's summary line (info) and its start-location note (a warning).
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -90,9 +94,10 @@ def build_board(area_lonlat, features: MapFeatures, request: BoardRequest, sourc
     return board_from_terrain(result, name, request.thresholds.as_dict(), source)
 
 
-def run_board_generate(request: BoardRequest, console) -> Board:
-    """Read, compute, write every board file at once; returns the board."""
-    area = load_polygons(request.area, console.warn)
+def run_board_generate(request: BoardRequest) -> Board:
+    """Read, compute, write every board file at once; returns the board (the summary is
+    an info record)."""
+    area = load_polygons(request.area, log.warning)
     from stations_generator.board import osmdata
 
     with output_set(request.output_dir, BOARD_FILES) as out:
@@ -121,9 +126,9 @@ def run_board_generate(request: BoardRequest, console) -> Board:
         out.write_bytes("board.pdf", pdf)
         out.write_bytes("board.png", png)
     if board.start_note:
-        console.warn(board.start_note)
+        log.warning(board.start_note)
     g = board.grid
-    console.info(
+    log.info(
         f"board {board.name}: {g.cols}×{g.rows} squares of {g.cell_m / 1000:.2f} km (EPSG:{g.epsg}), "
         f"{int(board.on_board.sum())} on the board; {len(board.junctions)} junctions, "
         f"{len(board.cities)} cities, {len(board.airfields)} airfields, {len(board.rail_links)} rail links, "

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import click
 
 from stations_generator.commands.options import CONTEXT, overpass_options
+
+logger = logging.getLogger(__name__)
 
 SHARE = click.FloatRange(0.0, 1.0)
 
@@ -107,9 +110,7 @@ def board() -> None:
     cache_help="Overpass cache folder.",
     no_cache_help="Neither read nor write the Overpass cache.",
 )
-@click.pass_obj
 def generate(
-    console,
     area,
     osm_file,
     output_dir,
@@ -142,6 +143,7 @@ def generate(
 
     client = None
     if osm_file is None:
+        from stations_generator.app.reporting import status_sink
         from stations_generator.osm import overpass
 
         client = overpass.client(
@@ -149,9 +151,9 @@ def generate(
             timeout=overpass_timeout,
             cache_dir=cache_dir,
             use_cache=not no_cache,
-            log=console.detail,
-            notify=console.info,
-            status=console.status,
+            log=logger.debug,
+            notify=logger.info,
+            status=status_sink(logger),
         )
     request = BoardRequest(
         area=area,
@@ -173,7 +175,7 @@ def generate(
         name=name,
         overpass_client=client,
     )
-    run_board_generate(request, console)
+    run_board_generate(request)
 
 
 def _house_rules(neighbours: int, cards: Path | None):
@@ -209,8 +211,7 @@ def _echo_json(doc) -> None:
 @click.argument("log_file", metavar="GAME.jsonl", type=click.Path(path_type=Path))
 @_rules_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.pass_obj
-def play(console, board_file, log_file, neighbours, cards, as_json) -> None:
+def play(board_file, log_file, neighbours, cards, as_json) -> None:
     """Referee a game log: every action checked against the rules.
 
     An illegal action stops with one line naming the rule, e.g.
@@ -284,10 +285,7 @@ def play(console, board_file, log_file, neighbours, cards, as_json) -> None:
     help="Use the log only up to the end of this turn [default: all of it].",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.pass_obj
-def track(
-    console, board_file, log_file, neighbours, cards, map_file, cap, after_turn, as_json
-) -> None:
+def track(board_file, log_file, neighbours, cards, map_file, cap, after_turn, as_json) -> None:
     """Where can the fugitive be? The exact set of possible squares, from the hunters' view.
 
     GAME.jsonl is a full log (refereed first) or the hunt team's own log: its actions,
@@ -362,7 +360,7 @@ def track(
             f"end of turn {t.turn}: {len(nxt)} possible square(s): {' '.join(doc['end_of_next_turn'])}"
         )
     if not t.exact:
-        console.warn(
+        logger.warning(
             f"more than {cap} hypotheses were merged: the set is sound but may be larger "
             "than the exact one; raise --cap for the exact set"
         )
@@ -406,10 +404,7 @@ def track(
     help="Also write the first game as a game log (JSON Lines) for `board play` / `board track`.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.pass_obj
-def simulate(
-    console, board_file, games, seed, hunters, team, neighbours, cards, log_file, as_json
-) -> None:
+def simulate(board_file, games, seed, hunters, team, neighbours, cards, log_file, as_json) -> None:
     """Computer against computer: the fugitive's win rate per start (95 % interval).
 
     A balance check for a board: a start the fugitive (nearly) always wins or

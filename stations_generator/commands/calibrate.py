@@ -1,18 +1,18 @@
 """``calibrate``: check a map's wait ranges against transit-like travel times.
 
 Writes calibration.png and calibration.csv; the per-tier table and the suggested
-wait ranges go to stdout, notes to stderr through the main group's console.
+wait ranges go to stdout, notes to stderr (log records the main group prints).
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import click
 
 from stations_generator.app.calibration import calibrate_map
 from stations_generator.app.play import RoadOptions
-from stations_generator.commands.console import Console
 from stations_generator.commands.options import CONTEXT
 from stations_generator.commands.play_options import (
     TRANSIT_IN_PLAY,
@@ -21,6 +21,8 @@ from stations_generator.commands.play_options import (
     table_option,
 )
 from stations_generator.commands.play_text import calibration_text, echo_lines, fit
+
+log = logging.getLogger(__name__)
 
 __all__ = ["calibrate"]
 
@@ -49,9 +51,7 @@ __all__ = ["calibrate"]
     type=click.Path(path_type=Path),
     help="Folder for calibration.png and calibration.csv [default: the map's folder].",
 )
-@click.pass_obj
 def calibrate(
-    console: Console,
     map_path: Path,
     roads: RoadOptions,
     pairs: int,
@@ -75,7 +75,6 @@ def calibrate(
     table = parse_table_option(table_spec)
     name = map_path.as_posix()
     run = calibrate_map(
-        console,
         map_path,
         output_dir if output_dir is not None else map_path.parent,
         roads,
@@ -86,4 +85,4 @@ def calibrate(
         title=f"{fit(name, 50)}: vehicle door to door vs transit target",
     )
     echo_lines(calibration_text(run.calibration, name, run.source, run.tiers))
-    console.info("Wrote " + ", ".join(str(p) for p in run.written))
+    log.info("Wrote " + ", ".join(str(p) for p in run.written))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -11,6 +12,8 @@ from stations_generator.commands.console import Console
 from stations_generator.commands.options import CONTEXT
 from stations_generator.errors import InputError
 from stations_generator.settings import CACHE_DIR_ENV
+
+log = logging.getLogger(__name__)
 
 
 @click.group(context_settings=CONTEXT)
@@ -58,8 +61,8 @@ def index(console: Console, extract_file: Path, category_files, cache_dir: Path 
     catalogue = load_catalogue(category_files)
     cache = ExtractCache(
         Path(cache_dir) / "extracts" if cache_dir is not None else None,
-        log=console.detail,
-        warn=console.warn,
+        log=log.debug,
+        warn=log.warning,
     )
     if not cache.enabled:  # pragma: no cover - the constructor always enables it
         raise InputError("the extract cache is off; nothing to index")
@@ -67,7 +70,7 @@ def index(console: Console, extract_file: Path, category_files, cache_dir: Path 
     started = time.perf_counter()
     with layers.use_cache(cache):
         count = layers.build_index(extract_file, catalogue, bar)
-    console.info(
+    log.info(
         f"Indexed {extract_file.name}: {count} objects in "
         f"{time.perf_counter() - started:.1f} s, cached in {cache.folder}"
     )

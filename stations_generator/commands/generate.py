@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from stations_generator.app.generate import GenerateRequest, run_generate
-from stations_generator.app.settings import settings_of
+from stations_generator.app.request_fields import settings_of
 from stations_generator.commands.console import Console
 from stations_generator.commands.options import CONTEXT, overpass_options, request_option
 
@@ -75,7 +75,8 @@ def generate(console: Console, play_area: Path | None, **options: Any) -> None:
         --osm examples/sioux-falls/pois.json --water examples/sioux-falls/water.json -o out/sioux-falls
     """
     check_usage(play_area, options)
-    run_generate(request_from_options(play_area, options), console)
+    request = request_from_options(play_area, options)
+    run_generate(request, progress=console.progress("Tuning the cluster cap"))
 
 
 def check_usage(play_area: Path | None, options: dict[str, Any]) -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import click
 
 from stations_generator.app.maps import write_map_page
 from stations_generator.commands.options import CONTEXT, METRES
+
+log = logging.getLogger(__name__)
 
 
 @click.command("map", context_settings=CONTEXT)
@@ -40,9 +43,7 @@ from stations_generator.commands.options import CONTEXT, METRES
     help="Gap-ring radius in metres [default: the file's, else 1000].",
 )
 @click.option("--title", help="Page title [default: the input's folder and file name].")
-@click.pass_obj
 def map_command(
-    console,
     stations_file: Path,
     output: Path | None,
     candidates_file: Path | None,
@@ -73,8 +74,6 @@ def map_command(
         title=title,
     )
     rejected = f", {page.rejected} rejected candidates" if page.rejected is not None else ""
-    console.info(
-        f"Map: {page.stations} stations{rejected}; hiding zones {page.hiding_radius_m:g} m"
-    )
-    console.info(f"Wrote {target} ({target.stat().st_size / 1024:.0f} KiB, works offline)")
-    console.detail("only the map tiles load from the network (tile.openstreetmap.org)")
+    log.info(f"Map: {page.stations} stations{rejected}; hiding zones {page.hiding_radius_m:g} m")
+    log.info(f"Wrote {target} ({target.stat().st_size / 1024:.0f} KiB, works offline)")
+    log.debug("only the map tiles load from the network (tile.openstreetmap.org)")

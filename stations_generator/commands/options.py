@@ -1,6 +1,6 @@
 """What every command shares: the click context settings, parameter types, option sets.
 
-The parameter types are :mod:`stations_generator.app.settings`' (the organiser's page
+The parameter types are :mod:`stations_generator.app.request_fields`' (the organiser's page
 checks its settings with the same ones); they are re-exported here for the commands.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from stations_generator.app.settings import (
+from stations_generator.app.request_fields import (
     METRES,
     MINUTES,
     SECONDS,
@@ -49,7 +49,7 @@ def request_option(request_type: type, field_name: str) -> Decorator:
     request_type : type
         A request dataclass, e.g. :class:`~stations_generator.app.generate.GenerateRequest`.
     field_name : str
-        One of its fields with a :class:`~stations_generator.app.settings.Setting`.
+        One of its fields with a :class:`~stations_generator.app.request_fields.Setting`.
 
     Returns
     -------

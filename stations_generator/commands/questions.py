@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import click
@@ -81,7 +82,10 @@ def _osm_opt(f):
     return f
 
 
-def _sources(console, options: dict) -> MapSources:
+log = logging.getLogger(__name__)
+
+
+def _sources(options: dict) -> MapSources:
     from stations_generator.osm import layers
     from stations_generator.osm.extract_cache import ExtractCache
 
@@ -89,9 +93,7 @@ def _sources(console, options: dict) -> MapSources:
     if ctx is not None:  # the extract cache of this command, until it ends
         ctx.with_resource(
             layers.use_cache(
-                ExtractCache.for_command(
-                    options.get("cache_dir"), not options.get("no_cache"), console
-                )
+                ExtractCache.for_command(options.get("cache_dir"), not options.get("no_cache"))
             )
         )
     return map_sources(
@@ -101,13 +103,11 @@ def _sources(console, options: dict) -> MapSources:
         overpass_urls=options.get("overpass_urls") or (),
         cache_dir=options.get("cache_dir"),
         use_cache=not options.get("no_cache"),
-        log=console.detail,
-        say=console.info,
     )
 
 
-def _load(game: Path, console, options: dict) -> LoadedGame:
-    return load(game, _sources(console, options), console.warn)
+def _load(game: Path, options: dict) -> LoadedGame:
+    return load(game, _sources(options), log.warning)
 
 
 @click.group(context_settings=CONTEXT)
@@ -138,8 +138,7 @@ def questions() -> None:
     help="Also write elimination.html: a layer per question, zones possible and not.",
 )
 @_osm_opt
-@click.pass_obj
-def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, **options) -> None:
+def apply_cmd(game: Path, output_dir: Path, html_map: bool, **options) -> None:
     """Remaining area and possible hiding zones after every question.
 
     \b
@@ -148,21 +147,21 @@ def apply_cmd(console, game: Path, output_dir: Path, html_map: bool, **options) 
     """
     # The folder is locked from here on; its files appear together, or not at all.
     with output_set(output_dir, APPLY_FILES) as outputs:
-        g, elimination, zones, texts = _apply_outputs(console, game, html_map, options)
+        g, elimination, zones, texts = _apply_outputs(game, html_map, options)
         for name, text in texts.items():
             outputs.write_text(name, text)
     for line in summary_table(g, elimination, zones):
-        console.info(line)
-    console.info("Wrote " + ", ".join(str(output_dir / n) for n in texts))
+        log.info(line)
+    log.info("Wrote " + ", ".join(str(output_dir / n) for n in texts))
 
 
 def _apply_outputs(
-    console, game: Path, html_map: bool, options: dict
+    game: Path, html_map: bool, options: dict
 ) -> tuple[Game, Elimination, list[ZoneStatus], dict[str, str]]:
     """The game, what its questions leave, and the files of ``questions apply`` by name."""
-    g = _load(game, console, options).game
+    g = _load(game, options).game
     elimination = g.eliminate()
-    _warn_contradictions(console, elimination)
+    _warn_contradictions(elimination)
     zones = g.possible_zones(elimination)
     texts = apply_texts(g, elimination, zones, html_map=html_map, title=game_title(game))
     return g, elimination, zones, texts
@@ -176,10 +175,7 @@ def _apply_outputs(
 )
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
 @_osm_opt
-@click.pass_obj
-def answer_cmd(
-    console, game: Path, hider: str, station_id: str | None, as_json: bool, **options
-) -> None:
+def answer_cmd(game: Path, hider: str, station_id: str | None, as_json: bool, **options) -> None:
     """Answer every question truthfully for a hider (the same geometry the seekers use).
 
     \b
@@ -187,9 +183,9 @@ def answer_cmd(
       stations-generator questions answer examples/helsinki-game/game.json --hider 60.1665,24.9490
     """
     lon, lat = parse_lat_lon(hider, "--hider")  # before the (slow) game load
-    g = _load_for_answers(game, console, options).game
+    g = _load_for_answers(game, options).game
     if all(q.answer is not None for q in g.questions) and g.covers(lon, lat):
-        _warn_contradictions(console, g.eliminate())
+        _warn_contradictions(g.eliminate())
     rows = hider_answers(g, lon, lat, station_id, label=hider)
     if as_json:
         click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
@@ -203,8 +199,7 @@ def answer_cmd(
 @_game_arg
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
 @_osm_opt
-@click.pass_obj
-def cost_cmd(console, game: Path, as_json: bool, **options) -> None:
+def cost_cmd(game: Path, as_json: bool, **options) -> None:
     """Cards the hider draws and picks for each question, repeated questions costing more.
 
     A taibeled question list or single question needs no map here.
@@ -214,7 +209,7 @@ def cost_cmd(console, game: Path, as_json: bool, **options) -> None:
       stations-generator questions cost examples/helsinki-game/game.json
     """
     try:
-        questions = load_cost_questions(game, _sources(console, options))
+        questions = load_cost_questions(game, _sources(options))
     except QuestionError as exc:
         raise InputError(f"{game.name}: {exc}") from None
     ledger = cost_ledger(questions)
@@ -230,15 +225,15 @@ def cost_cmd(console, game: Path, as_json: bool, **options) -> None:
     click.echo(f"Total: draw {total_draw}, pick {total_pick}")
 
 
-def _warn_contradictions(console, elimination: Elimination) -> None:
+def _warn_contradictions(elimination: Elimination) -> None:
     """Say which recorded answers contradict each other (each such question is set aside)."""
     for contradiction in elimination.contradictions:
-        console.warn(contradiction.message())
+        log.warning(contradiction.message())
 
 
-def _load_for_answers(game: Path, console, options: dict) -> LoadedGame:
+def _load_for_answers(game: Path, options: dict) -> LoadedGame:
     """Like _load, but answers may be missing (hider mode does not need them)."""
-    return load(game, _sources(console, options), console.warn, validate=False)
+    return load(game, _sources(options), log.warning, validate=False)
 
 
 @click.group(context_settings=CONTEXT)
@@ -252,10 +247,7 @@ def zones() -> None:
 @click.option("--at", "at", help="A zone centred on LAT,LON instead of a station.")
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
 @_osm_opt
-@click.pass_obj
-def check_cmd(
-    console, game: Path, station_id: str | None, at: str | None, as_json: bool, **options
-) -> None:
+def check_cmd(game: Path, station_id: str | None, at: str | None, as_json: bool, **options) -> None:
     """Is this hiding zone valid? Names each question that rules it out. Exit 0 valid, 1 not.
 
     \b
@@ -265,8 +257,8 @@ def check_cmd(
     if (station_id is None) == (at is None):
         raise click.UsageError("give exactly one of --station ID or --at LAT,LON")
     point = parse_lat_lon(at, "--at") if at is not None else None  # before the game load
-    g = _load(game, console, options).game
-    _warn_contradictions(console, g.eliminate())
+    g = _load(game, options).game
+    _warn_contradictions(g.eliminate())
     result = check_zone(g, station=station_id, at=point, label=at or "")
     what = (
         f"{result.station.name or result.station.id} ({result.station.id})"

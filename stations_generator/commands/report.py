@@ -8,6 +8,7 @@ one layer per subject.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from pathlib import Path
 
@@ -32,6 +33,8 @@ from stations_generator.errors import InputError
 from stations_generator.formats.atomic import output_set
 from stations_generator.formats.playarea import load_polygons
 from stations_generator.osm import sources
+
+log = logging.getLogger(__name__)
 
 
 def _reading_box(area: BaseGeometry, margin_m: float) -> BaseGeometry:
@@ -80,9 +83,7 @@ def _reading_box(area: BaseGeometry, margin_m: float) -> BaseGeometry:
     type=click.Path(path_type=Path),
     help="Also write an HTML page: the table and a map with a layer per subject.",
 )
-@click.pass_obj
 def report(
-    console,
     play_area: Path,
     osm_files: tuple[Path, ...],
     category_files: tuple[Path, ...],
@@ -109,9 +110,7 @@ def report(
     files = [f for f in (output, html_file) if f is not None]
     # Both files (they may be in two folders) appear together, or not at all.
     with output_set(Path(), files) as outputs:
-        area, places, data, result = _build_report(
-            console, play_area, osm_files, category_files, margin
-        )
+        area, places, data, result = _build_report(play_area, osm_files, category_files, margin)
         document = {
             "play_area": play_area.name,
             "sources": list(data.sources),
@@ -128,18 +127,18 @@ def report(
         if output is not None:
             outputs.write_text(output, text)
     for path in files[::-1]:
-        console.info(f"Wrote {path}")
+        log.info(f"Wrote {path}")
     if output is None:
         click.echo(text, nl=False)
 
 
-def _build_report(console, play_area: Path, osm_files, category_files, margin: float):
+def _build_report(play_area: Path, osm_files, category_files, margin: float):
     """Read the area and the data, count the subjects, print the table: (area, places, data, result)."""
-    area = load_polygons(play_area, console.warn)
+    area = load_polygons(play_area, log.warning)
     catalogue = report_catalogue(load_catalogue(category_files))
     data = sources.read_files(osm_files, (), _reading_box(area, margin), catalogue, water=False)
-    console.detail(f"read {len(data.elements)} OSM objects from " + ", ".join(data.sources))
-    check_coverage(area, osm_files, [(e.lon, e.lat) for e in data.elements], warn=console.warn)
+    log.debug(f"read {len(data.elements)} OSM objects from " + ", ".join(data.sources))
+    check_coverage(area, osm_files, [(e.lon, e.lat) for e in data.elements], warn=log.warning)
     places = subject_places(data.elements, catalogue)
     notes = [
         n
@@ -158,5 +157,5 @@ def _build_report(console, play_area: Path, osm_files, category_files, margin: f
         notes=notes,
     )
     for line in format_table(result).splitlines():
-        console.info(line)
+        log.info(line)
     return area, places, data, result

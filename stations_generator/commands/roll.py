@@ -1,20 +1,20 @@
 """``roll``: roll for a departure at a station of the map.
 
 The text (no wider than a phone's terminal) or ``--json`` goes to stdout; notes and
-warnings go to stderr through the main group's console.
+warnings go to stderr (log records the main group prints).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import random
 from pathlib import Path
 
 import click
 
 from stations_generator.app.play import load_map, locate_station
-from stations_generator.commands.console import Console
 from stations_generator.commands.options import CONTEXT, MINUTES
 from stations_generator.commands.play_options import (
     TRANSIT_IN_PLAY,
@@ -30,6 +30,8 @@ from stations_generator.core.play.station_roll import (
     roll_cooldown,
 )
 from stations_generator.errors import InputError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["roll"]
 
@@ -69,15 +71,13 @@ def _parse_drove(text: str) -> tuple[int, int]:
     return departed, arrived
 
 
-def _cooldown(
-    console: Console, drove: str | None, transit_in_play: bool, now_s: int
-) -> Cooldown | None:
+def _cooldown(drove: str | None, transit_in_play: bool, now_s: int) -> Cooldown | None:
     """The cooldown of ``--drove`` (None without it, or without --transit-in-play)."""
     if drove is None:
         return None
     departed, arrived = _parse_drove(drove)
     if not transit_in_play:
-        console.warn("--drove without --transit-in-play: no cooldown applies")
+        log.warning("--drove without --transit-in-play: no cooldown applies")
         return None
     return roll_cooldown(now_s, departed, arrived)
 
@@ -113,9 +113,7 @@ def _cooldown(
 )
 @table_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON on stdout.")
-@click.pass_obj
 def roll(
-    console: Console,
     station: str,
     map_path: Path,
     at: str | None,
@@ -137,9 +135,9 @@ def roll(
     """
     table = parse_table_option(table_spec)
     station_map = load_map(map_path)
-    st = locate_station(console, station, station_map.stations)
+    st = locate_station(station, station_map.stations)
     now = _roll_time(at)
-    cooldown = _cooldown(console, drove, transit_in_play, now)
+    cooldown = _cooldown(drove, transit_in_play, now)
     rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
     result = roll_at_station(st, now, table, rng, cooldown=cooldown, pickup_eta_min=pickup_eta)
     if as_json:

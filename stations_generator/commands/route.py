@@ -2,18 +2,19 @@
 wait, cooldown and timeline.
 
 The text (no wider than a phone's terminal) or ``--json`` goes to stdout; notes and
-warnings go to stderr through the main group's console.
+warnings go to stderr (log records the main group prints).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import click
 
-from stations_generator.app.play import RoadOptions, drive_times, load_map, locate_itinerary, status
-from stations_generator.commands.console import Console
+from stations_generator.app.play import RoadOptions, drive_times, load_map, locate_itinerary
+from stations_generator.app.reporting import status
 from stations_generator.commands.options import CONTEXT
 from stations_generator.commands.play_options import (
     TRANSIT_IN_PLAY,
@@ -24,6 +25,8 @@ from stations_generator.commands.play_options import (
 )
 from stations_generator.commands.play_text import echo_lines, route_json, route_text
 from stations_generator.core.play.itinerary import plan_routes
+
+log = logging.getLogger(__name__)
 
 __all__ = ["route"]
 
@@ -47,9 +50,7 @@ __all__ = ["route"]
 )
 @table_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON on stdout.")
-@click.pass_obj
 def route(
-    console: Console,
     stations: tuple[str, ...],
     map_path: Path,
     roads: RoadOptions,
@@ -73,9 +74,9 @@ def route(
     table = parse_table_option(table_spec)
     start = parse_clock_option(at)
     station_map = load_map(map_path)
-    itinerary = locate_itinerary(console, stations, station_map.stations)
-    times = drive_times(console, station_map, roads)
-    with status(console, "Timing the drives"):
+    itinerary = locate_itinerary(stations, station_map.stations)
+    times = drive_times(station_map, roads)
+    with status(log, "Timing the drives"):
         plan = plan_routes(
             itinerary,
             times,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from stations_generator.commands.console import Console
 from stations_generator.commands.options import CONTEXT, FiniteFloat, overpass_options
 from stations_generator.errors import InputError
 
@@ -76,7 +77,7 @@ def _files(paths, flag: str) -> tuple[Path, ...]:
 )
 @click.pass_obj
 def serve(
-    console,
+    console: Console,
     osm_files,
     water_files,
     other_files,

@@ -42,7 +42,7 @@ from typing import Any, Protocol
 
 from shapely.geometry.base import BaseGeometry
 
-from stations_generator.core.geo.geodesy import HALF_EARTH_M
+from stations_generator.core.geo.earth import HALF_EARTH_M
 from stations_generator.core.geo.shapes import AzimuthalFrame
 from stations_generator.core.questions.geometry import (
     NOT_WITHIN,

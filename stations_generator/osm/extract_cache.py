@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import logging
 import os
 import secrets
 import zipfile
@@ -46,6 +47,9 @@ __all__ = [
 
 FORMAT_VERSION = 1
 """Bumped whenever what a layer holds or how it is stored changes."""
+
+#: Cache hits (debug) and dropped entries (warnings) of :meth:`ExtractCache.for_command`.
+logger = logging.getLogger(__name__)
 
 DEFAULT_LIMIT_MB = settings.DEFAULT_EXTRACT_CACHE_MB
 _MIB = 1 << 20
@@ -128,16 +132,16 @@ class ExtractCache:
         self._identities: dict[tuple[str, int, int], str] = {}
 
     @classmethod
-    def for_command(cls, cache_dir: Path | None, use_cache: bool, console: Any) -> ExtractCache:
+    def for_command(cls, cache_dir: Path | None, use_cache: bool) -> ExtractCache:
         """A command's cache: ``<--cache-dir>/extracts``, off with ``--no-cache``.
 
-        Hits are logged with ``-v``; dropped entries are warnings.
+        Hits are debug records (``-v``); dropped entries are warnings.
         """
         return cls(
             Path(cache_dir) / "extracts" if cache_dir is not None else None,
             enabled=use_cache,
-            log=console.detail,
-            warn=console.warn,
+            log=logger.debug,
+            warn=logger.warning,
         )
 
     # -- keys ---------------------------------------------------------------

@@ -27,6 +27,7 @@ from stations_generator.app.game_loader import (
     load_taibeled_game,
 )
 from stations_generator.app.map_context import MapSources
+from stations_generator.app.reporting import routed
 from stations_generator.core.questions.geometry import QuestionError
 from stations_generator.core.questions.rules import cost_ledger
 from stations_generator.errors import InputError
@@ -120,8 +121,15 @@ class GameService:
         """The loaded game and the lock to hold while using its (shared) OSM context.
 
         ``osm`` and ``play_area`` (registered file names) are ``questions --osm`` and
-        ``--play-area`` for taibeled JSON (a question list has no map of its own).
+        ``--play-area`` for taibeled JSON (a question list has no map of its own). The
+        notes and warnings of the load are not the page's: they are dropped.
         """
+        with routed():
+            return self._load(game, name, osm, play_area)
+
+    def _load(
+        self, game: Any, name: str, osm: Any, play_area: Any
+    ) -> tuple[LoadedGame, threading.Lock]:
         if not isinstance(name, str) or not name:
             raise InputError("name must be the game file's name")
         data = self.parse(game, name)

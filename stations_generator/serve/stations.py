@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
+import logging
 import re
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.app import generate as gen
+from stations_generator.app.reporting import routed, status_sink
 from stations_generator.core.gamesize import HIDING_RADIUS_M
 from stations_generator.core.geo.geodesy import geodesic_area_km2
 from stations_generator.core.stationmap.build import StationMap
@@ -47,6 +50,9 @@ DOWNLOADS = {
 #: The name the KML carries for a drawn play area (``generate`` uses the file's stem:
 #: a play area saved as ``play-area.geojson`` gives the same KML).
 DRAWN_NAME = "play-area"
+
+#: The requests' notes, status lines and warnings (each request's go to its page).
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -126,28 +132,23 @@ class Progress:
 _PROGRESS_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-class _Console:
-    """The CLI console's interface: warnings kept for the page, progress to a sink."""
+class _Messages:
+    """One request's messages: its warnings, kept for the page, and its notes and status
+    lines, the page's progress line (the package logs them; :meth:`route` collects them)."""
 
-    def __init__(self, progress=None) -> None:
+    def __init__(self, progress: Callable[[str | None], None] | None = None) -> None:
         self.warnings: list[str] = []
         self._progress = progress or (lambda _m: None)
 
-    def info(self, message: str) -> None:
-        self._progress(message)
-
-    def detail(self, _m: str) -> None:
-        pass
-
-    def status(self, message: str | None) -> None:
-        if message is not None:
+    def _status(self, message: str | None) -> None:
+        if message is not None:  # the page keeps the last line
             self._progress(message)
 
-    def warn(self, message: str) -> None:
-        self.warnings.append(message)
-
-    def progress(self, _label: str):
-        return None
+    def route(self, warnings: list[str] | None = None) -> contextlib.AbstractContextManager:
+        """The package's records logged in this block, to this request (its warnings
+        into ``warnings`` when given, else into :attr:`warnings`)."""
+        kept = self.warnings if warnings is None else warnings
+        return routed(warn=kept.append, info=self._progress, status=self._status)
 
 
 class _Texts:
@@ -240,18 +241,18 @@ class StationMapService:
 
     # -- inputs ------------------------------------------------------------------
 
-    def _client(self, console: _Console) -> overpass.OverpassClient:
+    def _client(self) -> overpass.OverpassClient:
         c = self.config
         return overpass.client(
             c.overpass_urls,
             timeout=c.overpass_timeout,
             cache_dir=c.cache_dir,
             use_cache=c.use_cache,
-            notify=console.info,
-            status=console.status,
+            notify=log.info,
+            status=status_sink(log),
         )
 
-    def _area_file(self, spec: Any, console: _Console) -> tuple[BaseGeometry, str]:
+    def _area_file(self, spec: Any) -> tuple[BaseGeometry, str]:
         """A play-area file as the page read it (``{name, base64}``), read by the CLI's own
         reader for its format (GeoJSON, KML/KMZ, GPX, shapefile, GeoPackage…)."""
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
@@ -275,10 +276,10 @@ class StationMapService:
 
         area, warned = self._areas.get(key, read)
         for w in warned:
-            console.warn(w)
+            log.warning(w)
         return area, name.split(".")[0]
 
-    def _area(self, body: dict, console: _Console) -> tuple[BaseGeometry, str]:
+    def _area(self, body: dict) -> tuple[BaseGeometry, str]:
         keys = ("play_area", "play_area_file", "osm_relation", "place")
         given = [k for k in keys if body.get(k) is not None]
         if len(given) != 1:
@@ -287,13 +288,13 @@ class StationMapService:
                 "osm_relation (an id) or place (a name)"
             )
         if body.get("play_area_file") is not None:
-            return self._area_file(body["play_area_file"], console)
+            return self._area_file(body["play_area_file"])
         name = body.get("name")
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise InputError("name must be a non-empty text (the play area's file name)")
         if body.get("play_area") is not None:
             label = repr(name) if name else "the drawn play area"
-            area = parse_polygons(body["play_area"], label, console.warn)
+            area = parse_polygons(body["play_area"], label, log.warning)
             stem = name.split(".")[0] if name else DRAWN_NAME
             return area, stem
         if not self.config.online:
@@ -306,7 +307,7 @@ class StationMapService:
                 )
             area = self._areas.get(
                 digest("relation", rel),
-                lambda: sources.fetch_relation_area(self._client(console), rel),
+                lambda: sources.fetch_relation_area(self._client(), rel),
             )
             return area, f"relation-{rel}"
         place = body["place"]
@@ -315,33 +316,35 @@ class StationMapService:
         client = NominatimClient(
             timeout=self.config.overpass_timeout,
             use_cache=self.config.use_cache,
-            notify=console.info,
-            status=console.status,
+            notify=log.info,
+            status=status_sink(log),
         )
         area = self._areas.get(digest("place", place), lambda: sources.geocode_place(place, client))
         return area, place
 
     def request_for(
         self, body: Any
-    ) -> tuple[gen.GenerateRequest, BaseGeometry, str, list, _Console]:
-        """The ``GenerateRequest`` the body stands for, its play area, name and exclusions."""
+    ) -> tuple[gen.GenerateRequest, BaseGeometry, str, list, _Messages]:
+        """The ``GenerateRequest`` the body stands for, its play area, name and exclusions,
+        and the request's messages."""
         if not isinstance(body, dict):
             raise InputError("the request body must be a JSON object")
         pid = body.get("progress_id")
         if pid is not None and (not isinstance(pid, str) or not _PROGRESS_ID.fullmatch(pid)):
             raise InputError("progress_id must be 1 to 64 letters, digits, - or _")
-        console = _Console(self.progress.sink(pid))
+        messages = _Messages(self.progress.sink(pid))
         values = convert_settings(body.get("settings"))
         c = self.config
         osm_files = c.named(body.get("osm"), c.osm_files, "osm file", "--osm")
         water_files = c.named(body.get("water"), c.water_files, "water file", "--water")
-        area, name = self._area(body, console)
-        exclusions_raw = body.get("exclusions")
-        exclusions = []
-        if exclusions_raw is not None:
-            exclusions = [
-                parse_polygons(exclusions_raw, "the exclusions", console.warn, min_area_km2=0)
-            ]
+        with messages.route():
+            area, name = self._area(body)
+            exclusions_raw = body.get("exclusions")
+            exclusions = []
+            if exclusions_raw is not None:
+                exclusions = [
+                    parse_polygons(exclusions_raw, "the exclusions", log.warning, min_area_km2=0)
+                ]
         if values["search_rounds"] is not None and values["strict_priority"]:
             # The CLI's usage check, in its words.
             raise InputError(
@@ -356,12 +359,12 @@ class StationMapService:
             cache_dir=c.cache_dir,
             use_cache=c.use_cache,
         )
-        return request, area, name, exclusions, console
+        return request, area, name, exclusions, messages
 
     # -- the build -----------------------------------------------------------------
 
     def _osm_data(
-        self, request: gen.GenerateRequest, area: BaseGeometry, catalogue, area_key, console
+        self, request: gen.GenerateRequest, area: BaseGeometry, catalogue, area_key, messages
     ):
         """Step 2 of ``generate`` (:func:`generate.load_data`), cached by area and file contents."""
         c = self.config
@@ -383,13 +386,14 @@ class StationMapService:
                         f"{c.max_online_km2:,.0f} km² fetched online; use an OSM extract "
                         "(serve --osm FILE) or a smaller area"
                     )
-            loading = _Console(console._progress)  # noqa: SLF001 - same progress sink
-            data = gen.load_data(request, loading, area, catalogue)
-            return data, loading.warnings
+            warned: list[str] = []
+            with messages.route(warned):  # the same progress line, the warnings kept apart
+                data = gen.load_data(request, area, catalogue)
+            return data, warned
 
         data, warned = self._data.get(key, read)
         for w in warned:  # the coverage warnings of the (cached) read, on every map
-            console.warn(w)
+            log.warning(w)
         return key, data
 
     def _water(self, data_key: str, data: sources.OsmData) -> tuple[BaseGeometry, ...]:
@@ -405,12 +409,23 @@ class StationMapService:
         The steps and checks of ``generate`` in its order: the playing window, the
         options, the catalogue, the area, the OSM data, the selection.
         """
-        request, area, name, exclusions, console = self.request_for(body)
+        request, area, name, exclusions, messages = self.request_for(body)
+        with messages.route():
+            return self._build(request, area, name, exclusions, messages)
+
+    def _build(
+        self,
+        request: gen.GenerateRequest,
+        area: BaseGeometry,
+        name: str,
+        exclusions: list,
+        messages: _Messages,
+    ) -> Built:
         gen.play_window(request)
         options = gen.station_map_options(request)
         catalogue = gen.select_catalogue(request)
         data_key, data = self._osm_data(
-            request, area, catalogue, digest(shapely.to_wkb(area, hex=True)), console
+            request, area, catalogue, digest(shapely.to_wkb(area, hex=True)), messages
         )
         excl_key = [shapely.to_wkb(e, hex=True) for e in exclusions]
         key = digest("map", data_key, excl_key, repr(options), name, repr(request))
@@ -419,7 +434,7 @@ class StationMapService:
             # generate's own step 3, on the cached data (its water unioned once).
             water = self._water(data_key, data) if request.water_subtract else []
             cached = sources.OsmData(data.elements, list(water), data.sources)
-            result = gen.build(request, console, area, exclusions, cached, catalogue)
-            return Built(key, request, result, name, console.warnings)
+            result = gen.build(request, area, exclusions, cached, catalogue)
+            return Built(key, request, result, name, messages.warnings)
 
         return self._maps.get(key, run)

@@ -12,8 +12,9 @@ import pytest
 from click.testing import CliRunner
 from support.paths import EXTRACTS, REPO
 
-from stations_generator.cli import Console, Group
+from stations_generator.cli import Group
 from stations_generator.commands.calibrate import calibrate
+from stations_generator.commands.console import use_console
 from stations_generator.commands.play_text import WIDTH
 from stations_generator.commands.roll import roll
 from stations_generator.commands.route import route
@@ -24,8 +25,11 @@ HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
 
 
 @click.group(cls=Group)
-def play() -> None:
-    """The play commands on a group like the main one (errors become one line)."""
+@click.pass_context
+def play(ctx: click.Context) -> None:
+    """The play commands on a group like the main one (errors become one line, log
+    records stderr lines)."""
+    use_console(ctx, 0)
 
 
 for command in (roll, route, calibrate):
@@ -33,7 +37,7 @@ for command in (roll, route, calibrate):
 
 
 def run(*args):
-    return CliRunner().invoke(play, [str(a) for a in args], obj=Console(0))
+    return CliRunner().invoke(play, [str(a) for a in args])
 
 
 @pytest.fixture(scope="module")

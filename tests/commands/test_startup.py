@@ -19,7 +19,6 @@ HEAVY = (
     "pandas",
     "folium",
     "matplotlib",
-    "sklearn",
     "scipy",
     "osmium",
     "overpy",

@@ -13,7 +13,7 @@ from xml.etree import ElementTree as ET
 
 import geopandas as gpd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import MultiPoint, Point, Polygon
 from shapely.geometry.polygon import orient
@@ -141,7 +141,7 @@ def test_geojson_is_valid_rfc7946(collection, stations):
     assert validate_rfc7946(collection) == []
     assert "crs" not in collection
     assert all("crs" not in f and "crs" not in f["geometry"] for f in collection["features"])
-    assert len(_station_features(collection)) == len(stations) == 186
+    assert len(_station_features(collection)) == len(stations) > 0
     assert collection["metadata"]["attribution"] == "© OpenStreetMap contributors, ODbL 1.0"
     assert collection["metadata"]["options"] == {"size": "M"}
 
@@ -350,8 +350,7 @@ def test_wrongly_oriented_polygon_with_hole_is_fixed(stations, play_area):
 )
 def test_polygon_rings_always_validate(points, clockwise):
     hull = MultiPoint(points).convex_hull
-    if not isinstance(hull, Polygon) or hull.area < 1e-6:
-        return
+    assume(isinstance(hull, Polygon) and hull.area >= 1e-6)
     polygon = orient(hull, -1.0 if clockwise else 1.0)
     geometry = {"type": "Polygon", "coordinates": polygon_rings(polygon)}
     assert validate_rfc7946(geometry) == []

@@ -98,7 +98,7 @@ def test_every_style_url_targets_a_style(document):
 def test_one_zone_per_station_in_station_order(document, sioux_map):
     _, root = document
     placemarks = zone_folder(root).findall("k:Placemark", NS)
-    assert len(placemarks) == len(sioux_map.stations) == 113
+    assert len(placemarks) == len(sioux_map.stations) > 0
     station_marks = [
         p
         for f in root.iterfind("k:Document/k:Folder", NS)

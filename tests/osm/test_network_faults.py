@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 from support.osm_services import PLACE_QUERY
 from support.paths import REPO
+from support.quickstart import readme_summary, summary
 
 from stations_generator.cli import main
 
@@ -146,7 +147,8 @@ def test_poisoned_overpass_answer_is_never_cached_and_a_poisoned_entry_heals(ser
     path.write_bytes(poisoned_overpass(sioux_falls_response()))
     again, _ = timed(*online(), env=env)
     assert again.exit_code == 0, again.output
-    assert "Stations: 113 in 85 clusters" in again.output
+    # The quick start's map, fetched online: the README's summary.
+    assert summary(again.output).line == readme_summary().line
     dropped = next(line for line in again.output.splitlines() if "dropping the unusable" in line)
     assert "latitude 95.0" in dropped and str(path) in dropped, dropped
     assert len(running.overpass_queries) == 2
@@ -263,7 +265,7 @@ def test_route_online_is_bounded(services, tmp_path, liechtenstein_map):
 def test_the_status_line_is_drawn_on_a_terminal_only(monkeypatch, capsys):
     import sys
 
-    from stations_generator.cli import Console
+    from stations_generator.commands.console import Console
 
     Console(0).status("Overpass at x: 3 s of 5 s, 1 kB received")
     assert capsys.readouterr().err == ""  # a pipe: nothing drawn

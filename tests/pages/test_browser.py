@@ -25,41 +25,16 @@ from urllib.parse import urlsplit
 import click
 import pytest
 from click.testing import CliRunner
+from support.browser import CHROMIUM, CHROMIUM_FLAGS, sync_playwright_or_fail
 from support.paths import REPO, SIOUX
 
-from stations_generator.app.maps import read_station_file, write_station_map
-from stations_generator.cli import Console, Group, main
+from stations_generator.app.maps import read_station_file, write_map_html
+from stations_generator.cli import Group, main
+from stations_generator.commands.console import use_console
 from stations_generator.commands.maps import map_command
 from stations_generator.pages.folium_map import LEGEND_ID, PIN_CLASS, station_map
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _browser():
-    reason = None
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        reason = "the playwright package is not installed (pip install playwright)"
-    if reason is None and not CHROMIUM.exists():
-        reason = f"{CHROMIUM} is missing; run scripts/install-browser.sh"
-    if reason is not None:
-        # The README's test command installs both; a missing browser is a failure,
-        # never a silent skip.
-        pytest.fail(f"browser tests cannot run: {reason}")
-    return sync_playwright
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -90,7 +65,7 @@ def site(tmp_path_factory) -> Iterator[tuple[str, Path]]:
     @click.group(cls=Group)
     @click.pass_context
     def group(ctx: click.Context) -> None:
-        ctx.obj = Console(0)
+        use_console(ctx, 0)
 
     group.add_command(map_command)
     mapped = CliRunner().invoke(
@@ -106,7 +81,7 @@ def site(tmp_path_factory) -> Iterator[tuple[str, Path]]:
     )
     assert mapped.exit_code == 0, mapped.output
     stations, play_area, exclusions = read_station_file(out / "stations.geojson")
-    write_station_map(
+    write_map_html(
         out / "clustered.html",
         station_map(stations, play_area, exclusions, cluster_markers_above=50),
     )
@@ -158,7 +133,7 @@ class Session:
 
 @pytest.fixture
 def browser(tmp_path) -> Iterator[Session]:
-    sync_playwright = _browser()
+    sync_playwright = sync_playwright_or_fail()
     profile = tmp_path / "profile"  # a new, empty user-data-dir
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
@@ -209,12 +184,12 @@ def test_station_map_works_offline_in_chromium(site, browser, tmp_path):
 
     # One Leaflet marker element per station.
     pins = page.locator(f".leaflet-marker-icon.{PIN_CLASS}")
-    assert pins.count() == len(stations) == 113
+    assert pins.count() == len(stations) > 0
     assert page.evaluate("window.stationMap.stations.getLayers().length") == len(stations)
 
     # Legend and layer control.
     assert page.locator(f"#{LEGEND_ID}").is_visible()
-    assert "113 stations" in page.locator(f"#{LEGEND_ID}").inner_text()
+    assert f"{len(stations)} stations" in page.locator(f"#{LEGEND_ID}").inner_text()
     overlays = page.locator(".leaflet-control-layers-overlays label").all_inner_texts()
     overlays = [o.strip() for o in overlays]
     assert "Hiding zones (402 m)" in overlays

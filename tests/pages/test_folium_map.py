@@ -17,9 +17,10 @@ from stations_generator.app.maps import (
     read_candidates_file,
     read_station_file,
     read_station_metadata,
-    write_station_map,
+    write_map_html,
 )
-from stations_generator.cli import Console, Group
+from stations_generator.cli import Group
+from stations_generator.commands.console import use_console
 from stations_generator.commands.maps import map_command
 from stations_generator.formats.geojson import (
     candidates_feature_collection,
@@ -86,7 +87,7 @@ def payload(page: str) -> dict:
 def test_every_station_is_in_the_payload_once(page, sioux_map):
     data = payload(page)
     stations = sioux_map.stations
-    assert len(data["stations"]) == len(stations) == 113
+    assert len(data["stations"]) == len(stations) > 0
     got = sorted((s["lon"], s["lat"]) for s in data["stations"])
     want = sorted((round(p.x, 7), round(p.y, 7)) for p in stations.geometry)  # the GeoJSON rounding
     assert got == want
@@ -209,7 +210,7 @@ def test_no_random_folium_ids_remain(page):
 def test_write_is_the_rendered_page(sioux_map, page, tmp_path):
     target = tmp_path / "deep" / "stations.html"
     m = station_map(sioux_map.stations, sioux_map.play_area, candidates=sioux_map.candidates)
-    write_station_map(target, m)
+    write_map_html(target, m)
     assert target.read_bytes() == page.encode("utf-8")
     assert [p.name for p in target.parent.iterdir()] == ["stations.html"]  # no temp file
 
@@ -324,7 +325,7 @@ def cli() -> click.Group:
     @click.group(cls=Group)
     @click.pass_context
     def group(ctx: click.Context) -> None:
-        ctx.obj = Console(0)
+        use_console(ctx, 0)
 
     group.add_command(map_command)
     return group

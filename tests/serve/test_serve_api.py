@@ -388,7 +388,7 @@ def test_concurrent_requests_are_safe(client):
 
 @pytest.mark.parametrize("fmt", ["kml", "kmz", "gpx"])
 def test_area_files_are_read_by_the_cli_reader(client, tmp_path, fmt):
-    from test_area_formats import write_format
+    from support.area_files import write_format
 
     path = write_format(SIOUX_AREA, tmp_path, fmt)
     spec = {"name": path.name, "base64": base64.b64encode(path.read_bytes()).decode()}
@@ -401,7 +401,7 @@ def test_area_files_are_read_by_the_cli_reader(client, tmp_path, fmt):
 
 @pytest.mark.parametrize("name", ["empty.kml", "nothing.kml", "pins.kml", "broken.kml", "bomb.kml"])
 def test_bad_area_files_get_the_cli_message(client, tmp_path, name):
-    from test_area_formats import BAD
+    from support.area_files import BAD
 
     raw = BAD[name][0]
     (tmp_path / name).write_bytes(raw)

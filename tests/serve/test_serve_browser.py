@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import shapely
+from support.browser import CHROMIUM_FLAGS, sync_playwright_or_fail
 from support.serve_support import (
     HELSINKI_GAME,
     SIOUX_AREA,
@@ -24,7 +25,6 @@ from support.serve_support import (
     generate,
     running_server,
 )
-from test_browser import CHROMIUM_FLAGS, _browser
 
 from stations_generator.serve.app import create_app
 
@@ -47,7 +47,7 @@ def server():
 @pytest.fixture(scope="module")
 def browser_page(server, tmp_path_factory):
     """One Chromium page on the server (a fresh profile), with its errors and blocked loads."""
-    sync_playwright = _browser()
+    sync_playwright = sync_playwright_or_fail()
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
@@ -163,7 +163,7 @@ def test_station_map_view(browser_page, tmp_path, tmp_path_factory):
     _fit(page, corners)
 
     # Load the play area as a KML file: read by the CLI's reader, the same map.
-    from test_area_formats import write_format
+    from support.area_files import write_format
 
     kml = write_format(SIOUX_AREA, tmp_path, "kml")
     before = _rendered(page)

@@ -325,6 +325,22 @@ class PlaceIndex:
         )
         return qi, pi, first, rough
 
+    def chord_nearest_distance(self, lons, lats) -> np.ndarray:
+        """The geodesic distance (m) from each point to its chord-nearest place.
+
+        An upper bound of the distance to the nearest place, cheaper than :meth:`nearest`.
+
+        Parameters
+        ----------
+        lons, lats : array-like
+            The points, in degrees.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        return self._candidates(unit_vectors(lons, lats), lons, lats)[3]
+
     def nearest(self, lons, lats) -> tuple[np.ndarray, np.ndarray]:
         """(index of the nearest place, its distance in metres) for each query point.
 

@@ -23,10 +23,6 @@ from shapely.geometry.base import BaseGeometry
 WGS84 = pyproj.CRS.from_epsg(4326)
 GEOD = pyproj.Geod(ellps="WGS84")
 
-HALF_EARTH_M = 20_037_508.0
-"""Half the WGS84 equator (pi x 6,378,137 m), in metres: more than any geodesic distance on
-Earth (the longest, between antipodes, is about 20,004 km)."""
-
 
 def utm_crs_for(bounds: tuple[float, float, float, float]) -> pyproj.CRS:
     """The WGS84 UTM zone pyproj picks for a lon/lat bounding box.

@@ -126,6 +126,8 @@ class Game:
     questions: list[Question] = field(default_factory=list)
     modifiers: tuple[str, ...] = ()
     country: str | None = None
+    #: The game's name on its maps and pages (the API sets it from the game file's name).
+    title: str = "game"
 
     @property
     def hiding_radius_m(self) -> float:

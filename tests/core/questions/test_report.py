@@ -15,7 +15,8 @@ from shapely.geometry import Point
 from support.paths import EXTRACTS, REPO, SIOUX
 
 from stations_generator import load_catalogue, load_polygons
-from stations_generator.cli import Console, Group
+from stations_generator.cli import Group
+from stations_generator.commands.console import use_console
 from stations_generator.commands.report import report
 from stations_generator.core.questions.availability import (
     build_report,
@@ -37,7 +38,7 @@ def cli() -> click.Group:
     @click.group(cls=Group)
     @click.pass_context
     def group(ctx: click.Context) -> None:
-        ctx.obj = Console(0)
+        use_console(ctx, 0)
 
     group.add_command(report)
     return group

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from support.geodesic_checks import (
     GEOD,
@@ -215,8 +215,7 @@ def test_properties_on_real_subsets(
     area = sioux_area if which == "sioux" else pools["helsinki_area"]
     subset = pool.sample(frac=frac, random_state=seed).reset_index(drop=True)
     inside = subset.geometry.covered_by(area)
-    if not inside.any():
-        return
+    assume(inside.any())
     options = StationMapOptions(
         min_spacing_m=spacing,
         cluster_gap_m=spacing + gap_extra,

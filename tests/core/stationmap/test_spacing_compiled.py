@@ -50,9 +50,19 @@ def test_the_build_compiles_the_core_where_it_can():
     assert SOURCE.suffix == ".py"
 
 
-def test_the_compiled_module_is_built_from_the_source_beside_it():
+def test_the_running_core_is_its_source_or_built_from_it():
+    """A Python build runs the sources themselves; a compiled one was built from them.
+
+    (test_the_build_compiles_the_core_where_it_can says which build this must be.)
+    """
     if not spacing.IS_COMPILED:
-        return  # nothing compiled, nothing to go stale (the test above says when it must be)
+        # Nothing compiled, nothing to go stale: the modules in use are the sources.
+        for module, source in COMPILED.items():
+            assert Path(module.__file__) == source, module.__file__
+        return
+    for module, source in COMPILED.items():
+        assert Path(module.__file__).parent == source.parent
+        assert Path(module.__file__).suffix in (".so", ".pyd"), module.__file__
     record = json.loads(SOURCE.with_name("compiled_sources.json").read_text())
     # An edit after an editable install leaves the old compiled module in use; the .pxd
     # holds the compiled module's C types, so it counts as source too.
@@ -85,27 +95,41 @@ def test_the_source_loads_as_python(pure):
     assert type(pure.select_stations.__globals__["greedy"]).__name__ == "function"
 
 
-def test_the_compiled_selection_reads_c_arrays(pure, sioux_candidates):
-    # spacing_state.pxd typed the build: the selection is an extension type (no __dict__)
-    # whose columns are typed memoryviews of array.array buffers; as Python they are lists.
+def _assert_python_selection(state, greedy) -> None:
+    """A selection and search run as Python: plain objects, columns held in lists."""
+    assert hasattr(state, "__dict__")
+    assert type(greedy).__name__ == "function"
+    for name in ("near", "cluster_of", "nb", "dist"):
+        assert isinstance(getattr(state, name), list), name
+
+
+def _assert_compiled_selection(state, greedy) -> None:
+    """spacing_state.pxd typed the build: the selection is an extension type (no __dict__)
+    whose columns are typed memoryviews of array.array buffers; spacing_search.pxd typed
+    its loops (compiled functions, not Python ones)."""
+    assert not hasattr(state, "__dict__")
+    assert type(greedy).__name__ != "function"
+    for name, code in [("near", "q"), ("cluster_of", "q"), ("nb", "q"), ("dist", "d")]:
+        column = getattr(state, name)
+        assert type(column).__name__ == "_memoryviewslice", name
+        assert column.base.typecode == code, name
+
+
+def test_the_installed_selection_holds_the_sources_numbers(pure, sioux_candidates):
+    # The installed selection (compiled or not, as the build says) against the source's.
     x, y, scale, order = _inputs(sioux_candidates)
     transit = sioux_candidates["transit"].to_numpy(bool)
     rules = dict(cluster_radius_m=402, max_per_cluster=0)
     python_state = pure.Selection.empty(
         pure.NeighbourIndex(x, y, scale, 1000).as_arrays(), pure.SpacingRules(**rules), transit
     )
-    assert isinstance(python_state.near, list) and isinstance(python_state.dist, list)
-    if not spacing.IS_COMPILED:
-        return  # (test_the_build_compiles_the_core_where_it_can says when it must be)
+    _assert_python_selection(python_state, pure.select_stations.__globals__["greedy"])
     index = spacing.NeighbourIndex(x, y, scale, 1000)
     state = spacing_state.Selection.empty(index.as_arrays(), spacing.SpacingRules(**rules), transit)
-    assert not hasattr(state, "__dict__")
-    # spacing_search.pxd typed its loops: compiled functions, not Python ones.
-    assert type(spacing_search.greedy).__name__ != "function"
-    for name, code in [("near", "q"), ("cluster_of", "q"), ("nb", "q"), ("dist", "d")]:
-        column = getattr(state, name)
-        assert type(column).__name__ == "_memoryviewslice", name
-        assert column.base.typecode == code, name
+    if spacing.IS_COMPILED:
+        _assert_compiled_selection(state, spacing_search.greedy)
+    else:
+        _assert_python_selection(state, spacing_search.greedy)
     # Both hold the same numbers: the index's neighbours, and no station yet.
     assert list(state.nb) == python_state.nb and list(state.dist) == python_state.dist
     assert not any(state.near) and not any(state.cluster_of)

@@ -24,6 +24,8 @@ from typing import Any
 
 import click
 
+from stations_generator.core.geo.earth import HALF_EARTH_M
+
 __all__ = [
     "FiniteFloat",
     "METRES",
@@ -71,8 +73,6 @@ def METRES(min: float = 0.0, min_open: bool = False) -> FiniteFloat:  # noqa: N8
     -------
     FiniteFloat
     """
-    from stations_generator.core.geo.geodesy import HALF_EARTH_M  # pyproj: not at start-up
-
     return FiniteFloat(min=min, max=HALF_EARTH_M, min_open=min_open)
 
 
