@@ -167,7 +167,7 @@ def _warnings_to(warn: Warn | None) -> Iterator[None]:
 
 
 def _request(**fields: Any):
-    from stations_generator.app.generate import GenerateRequest
+    from stations_generator.app.requests import GenerateRequest
 
     return GenerateRequest(**fields)
 

@@ -94,6 +94,9 @@ DEFAULT_NOMINATIM_URL = "https://nominatim.openstreetmap.org"
 #: ``[timeout:180]``; the rest leaves room for a retry or the next instance.
 DEFAULT_TIMEOUT_S = 300.0
 
+#: Seconds of (deterministic) solver time ``generate --optimize`` may spend by default.
+SOLVER_TIME_LIMIT_S = 60.0
+
 #: Appended to the User-Agent as ``(+URL)`` when set; Overpass operators ask
 #: clients to identify themselves. Left empty until the project has a public home.
 PROJECT_URL = ""

@@ -1,6 +1,6 @@
 """``stations-generator generate``: a play area and OSM data -> the station map files.
 
-The options are :class:`~stations_generator.app.generate.GenerateRequest`'s fields: their
+The options are :class:`~stations_generator.app.requests.GenerateRequest`'s fields: their
 flags, help texts, types and defaults are stated there, once.
 """
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import click
 
-from stations_generator.app.generate import GenerateRequest, run_generate
 from stations_generator.app.request_fields import settings_of
+from stations_generator.app.requests import GenerateRequest
 from stations_generator.commands.console import Console
 from stations_generator.commands.options import CONTEXT, overpass_options, request_option
 
@@ -74,6 +74,9 @@ def generate(console: Console, play_area: Path | None, **options: Any) -> None:
       stations-generator generate zones/sioux-falls.geojson \\
         --osm examples/sioux-falls/pois.json --water examples/sioux-falls/water.json -o out/sioux-falls
     """
+    # (the run's libraries load only when it runs: --help stays light)
+    from stations_generator.app.generate import run_generate
+
     check_usage(play_area, options)
     request = request_from_options(play_area, options)
     run_generate(request, progress=console.progress("Tuning the cluster cap"))

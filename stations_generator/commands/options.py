@@ -21,7 +21,7 @@ from stations_generator.app.request_fields import (
     FiniteFloat,
     parse_date,
 )
-from stations_generator.settings import CACHE_DIR_ENV, OVERPASS_URL_ENV
+from stations_generator.settings import CACHE_DIR_ENV, DEFAULT_TIMEOUT_S, OVERPASS_URL_ENV
 
 __all__ = [
     "CONTEXT",
@@ -78,9 +78,6 @@ def overpass_options(
     callable
         A decorator adding the four options.
     """
-    # The client's own default; imported here, when a command that fetches is defined.
-    from stations_generator.osm.overpass import DEFAULT_TIMEOUT_S
-
     options = [
         click.option(
             "--overpass-url",

@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
-from stations_generator.app.generate import GenerateRequest
 from stations_generator.app.request_fields import Setting, click_error_line, settings_of
+from stations_generator.app.requests import GenerateRequest
 from stations_generator.errors import InputError
 
 __all__ = ["PAGE_FIELDS", "PAGE_OPTIONS", "convert_settings", "describe_options"]

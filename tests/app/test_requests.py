@@ -11,8 +11,8 @@ import click
 import pytest
 
 from stations_generator import api
-from stations_generator.app.generate import GenerateRequest
 from stations_generator.app.request_fields import settings_of
+from stations_generator.app.requests import GenerateRequest
 from stations_generator.commands.generate import generate, request_from_options
 from stations_generator.serve.options import PAGE_OPTIONS, convert_settings, describe_options
 

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from stations_generator import settings
 from stations_generator.core.stationmap.cluster_graph import (
     MAX_CLUSTERS_PER_COMPONENT,
     MAX_EDGES_FOR_CLIQUES,
@@ -89,7 +90,7 @@ __all__ = [
     "optimize_stations",
 ]
 
-DEFAULT_TIME_LIMIT_S = 60.0
+DEFAULT_TIME_LIMIT_S = settings.SOLVER_TIME_LIMIT_S
 
 
 @dataclass
