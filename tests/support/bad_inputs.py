@@ -24,7 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from support.paths import REPO
+if not __package__:  # run as a script (see above): the tests folder is not on sys.path
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from support.paths import REPO  # noqa: E402
 
 SIOUX_RING = json.loads((REPO / "zones" / "sioux-falls.geojson").read_text(encoding="utf-8"))
 SUBSET = REPO / "tests" / "data" / "overpass" / "sioux-falls-pois-subset.json"
