@@ -24,7 +24,7 @@ from stations_generator.errors import InputError
 from stations_generator.formats import jsonio
 from stations_generator.formats.atomic import atomic_write_text, output_set, reading
 from stations_generator.formats.geojson import STATION_PROPERTIES
-from stations_generator.formats.stationfile import read_station_map
+from stations_generator.formats.stationfile import StationFile, read_station_map
 from stations_generator.pages.folium_map import station_map
 from stations_generator.pages.offline import render_station_map
 
@@ -117,14 +117,16 @@ def read_station_file(
         As :func:`stations_generator.formats.stationfile.read_station_map`, the one reader of
         station maps (the same checks as ``roll`` and ``route``).
     """
-    station_map = read_station_map(Path(path))
-    points = [Point(st.lon, st.lat) for st in station_map.stations]
-    rows = [dict(props) for props in station_map.properties]
-    return (
-        _points_frame(rows, points, STATION_PROPERTIES),
-        station_map.play_area,
-        list(station_map.exclusions),
-    )
+    return _station_frame(read_station_map(Path(path)))
+
+
+def _station_frame(
+    read: StationFile,
+) -> tuple[gpd.GeoDataFrame, BaseGeometry | None, list[BaseGeometry]]:
+    """A read station map as :func:`read_station_file` returns it."""
+    points = [Point(st.lon, st.lat) for st in read.stations]
+    rows = [dict(props) for props in read.properties]
+    return _points_frame(rows, points, STATION_PROPERTIES), read.play_area, list(read.exclusions)
 
 
 def read_station_metadata(path: Path) -> dict[str, Any]:
@@ -295,8 +297,9 @@ def write_map_page(
     inputs = [stations_file] + ([candidates_file] if candidates_file is not None else [])
     with output_set(target.parent, [target.name]) as outputs:
         with reading(*inputs):  # one run's stations and candidates, never a mix
-            stations, play_area, exclusions = read_station_file(stations_file)
-            metadata = read_station_metadata(stations_file)
+            read = read_station_map(Path(stations_file))  # once: the frame and the metadata
+            stations, play_area, exclusions = _station_frame(read)
+            metadata = dict(read.metadata)
             candidates = read_candidates_file(candidates_file) if candidates_file else None
         hiding, spacing, gap = map_radii(metadata)
         name = title or " / ".join(p for p in (stations_file.parent.name, stations_file.stem) if p)

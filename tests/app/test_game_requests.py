@@ -14,8 +14,8 @@ from stations_generator.app.map_context import MapSources, map_sources
 from stations_generator.commands.questions import questions, zones
 
 REQUEST = inspect.signature(map_sources).parameters
-#: Where the map comes from: map_sources' parameters, less the two message callbacks.
-MAP = {name for name in REQUEST if name not in ("log", "say")}
+#: Where the map comes from: map_sources' parameters.
+MAP = set(REQUEST)
 #: Command-line option names that differ from the parameter they set.
 CLI_NAMES = {"osm_files": "osm", "stations_file": "stations", "no_cache": "use_cache"}
 #: api.read_game's keywords and OverpassSettings' fields, by parameter.
