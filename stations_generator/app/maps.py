@@ -16,13 +16,12 @@ from typing import Any
 
 import folium
 import geopandas as gpd
-from shapely.geometry import Point, shape
+from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.core.gamesize import HIDING_RADIUS_M
-from stations_generator.errors import InputError
-from stations_generator.formats import jsonio
 from stations_generator.formats.atomic import atomic_write_text, output_set, reading
+from stations_generator.formats.candidatefile import read_candidate_map
 from stations_generator.formats.geojson import STATION_PROPERTIES
 from stations_generator.formats.stationfile import StationFile, read_station_map
 from stations_generator.pages.folium_map import station_map
@@ -45,50 +44,11 @@ DEFAULT_HIDING_RADIUS_M = 402.0
 # --------------------------------------------------------------------------- reading
 
 
-def _load_feature_collection(path: Path, what: str, hint: str) -> dict[str, Any]:
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(
-            f"{what} file {str(path)!r} does not exist; {hint}"
-            if not path.exists()
-            else f"{what} file {str(path)!r} is a folder, not a file; {hint}"
-        )
-    data = jsonio.read_json_file(path, "JSON", label=repr(str(path)), hint=hint, fix=hint)
-    if not isinstance(data, dict) or data.get("type") != "FeatureCollection":
-        raise InputError(f"{str(path)!r} is not a GeoJSON FeatureCollection; {hint}")
-    features = data.get("features")
-    if not isinstance(features, list):
-        raise InputError(f"{str(path)!r} has no features array; {hint}")
-    return data
-
-
-def _role(feature: Any) -> str | None:
-    if not isinstance(feature, dict):
-        return None
-    props = feature.get("properties")
-    return props.get("role") if isinstance(props, dict) else None
-
-
-def _geometry(feature: dict[str, Any], path: Path, index: int) -> BaseGeometry:
-    try:
-        geometry = shape(feature["geometry"])
-    except Exception as exc:  # shapely raises several kinds for malformed geometry
-        raise InputError(
-            f"{str(path)!r}: feature {index} has an unreadable geometry ({exc})"
-        ) from None
-    if geometry.is_empty:
-        raise InputError(f"{str(path)!r}: feature {index} has an empty geometry")
-    return geometry
-
-
 def _points_frame(
     rows: list[dict[str, Any]], points: list[BaseGeometry], fields: Sequence[str]
 ) -> gpd.GeoDataFrame:
     columns = {f: [row.get(f) for row in rows] for f in fields}
     return gpd.GeoDataFrame(columns, geometry=list(points), crs="EPSG:4326")
-
-
-_CANDIDATES_HINT = "give the candidates.geojson that `stations-generator generate --explain` wrote"
 
 
 def read_station_file(
@@ -167,24 +127,10 @@ def read_candidates_file(path: Path) -> gpd.GeoDataFrame:
     InputError
         The file is missing, is not GeoJSON, or has no candidate features.
     """
-    path = Path(path)
-    data = _load_feature_collection(path, "candidates", _CANDIDATES_HINT)
-    rows: list[dict[str, Any]] = []
-    points: list[BaseGeometry] = []
-    for index, feature in enumerate(data["features"]):
-        if _role(feature) != "candidate":
-            continue
-        geometry = _geometry(feature, path, index)
-        if geometry.geom_type != "Point":
-            raise InputError(
-                f"{str(path)!r}: candidate feature {index} is a {geometry.geom_type}, not a Point"
-            )
-        rows.append(feature["properties"])
-        points.append(geometry)
-    if not rows:
-        raise InputError(f"{str(path)!r} has no candidate features; {_CANDIDATES_HINT}")
+    read = read_candidate_map(Path(path))
+    points = [Point(lon, lat) for lon, lat in read.points]
     fields = (*STATION_PROPERTIES, "priority", "status", "reason", "conflict_with")
-    return _points_frame(rows, points, fields)
+    return _points_frame(list(read.properties), points, fields)
 
 
 # --------------------------------------------------------------------------- writing

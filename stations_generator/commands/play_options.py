@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from stations_generator.app.play import RoadOptions
-from stations_generator.commands.options import SPEED_KPH
+from stations_generator.commands.options import SPEED_KPH, overpass_options
 from stations_generator.core.play.clock import parse_clock
 from stations_generator.core.play.departure import (
     DEFAULT_TABLE,
@@ -20,7 +20,6 @@ from stations_generator.core.play.departure import (
 )
 from stations_generator.core.play.drive import GREAT_CIRCLE_SPEED_KPH
 from stations_generator.errors import InputError
-from stations_generator.settings import CACHE_DIR_ENV, OVERPASS_URL_ENV
 
 __all__ = [
     "TRANSIT_IN_PLAY",
@@ -117,27 +116,6 @@ def road_options(f: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="Assumed km/h along the great circle when there is no road path.",
         ),
-        click.option(
-            "--overpass-url",
-            "overpass_urls",
-            multiple=True,
-            envvar=OVERPASS_URL_ENV,
-            help="With --online: Overpass endpoint (repeatable; tried in order; env STATIONS_GENERATOR_OVERPASS_URL).",
-        ),
-        click.option(
-            "--overpass-timeout",
-            type=click.FloatRange(min=1),
-            default=300.0,
-            show_default=True,
-            help="With --online: deadline in seconds for the download, every try and wait included.",
-        ),
-        click.option(
-            "--cache-dir",
-            type=click.Path(path_type=Path),
-            envvar=CACHE_DIR_ENV,
-            help="With --online: the Overpass cache folder [default: the user cache dir].",
-        ),
-        click.option("--no-cache", is_flag=True, help="With --online: do not use the cache."),
     ]
 
     @functools.wraps(f)
@@ -149,6 +127,14 @@ def road_options(f: Callable[..., Any]) -> Callable[..., Any]:
         )
         return f(*args, roads=roads, **kwargs)
 
+    wrapper = overpass_options(
+        url_help="With --online: Overpass endpoint (repeatable; tried in order; "
+        "env STATIONS_GENERATOR_OVERPASS_URL).",
+        timeout_help="With --online: deadline in seconds for the download, every try and "
+        "wait included.",
+        cache_help="With --online: the Overpass cache folder [default: the user cache dir].",
+        no_cache_help="With --online: do not use the cache.",
+    )(wrapper)
     for option in reversed(options):
         wrapper = option(wrapper)
     return wrapper

@@ -345,40 +345,80 @@ _STATION_FEATURE = {
     },
 }
 
-#: ``stations.geojson`` as ``generate`` writes it.
-STATION_MAP: dict[str, Any] = {
-    "$defs": _GEOJSON_DEFS,
-    "type": "object",
-    "x-expected": "a GeoJSON FeatureCollection",
-    "required": ["type", "features"],
-    "properties": {
-        "type": {"const": "FeatureCollection", "x-expected": '"FeatureCollection"'},
-        "metadata": {"type": "object"},
-        "features": {
-            "type": "array",
-            "items": {
+
+def _feature_collection(role: str, feature: dict[str, Any]) -> dict[str, Any]:
+    """A GeoJSON FeatureCollection whose features of ``role`` also match ``feature``."""
+    has_role = {
+        "properties": {
+            "properties": {
                 "type": "object",
-                "x-expected": "a GeoJSON Feature",
-                "allOf": [
-                    {"$ref": "#/$defs/feature"},
-                    {
-                        "if": {
-                            "properties": {
-                                "properties": {
-                                    "type": "object",
-                                    "properties": {"role": {"const": "station"}},
-                                    "required": ["role"],
-                                }
-                            },
-                            "required": ["properties"],
-                        },
-                        "then": _STATION_FEATURE,
-                    },
-                ],
+                "properties": {"role": {"const": role}},
+                "required": ["role"],
+            }
+        },
+        "required": ["properties"],
+    }
+    return {
+        "$defs": _GEOJSON_DEFS,
+        "type": "object",
+        "x-expected": "a GeoJSON FeatureCollection",
+        "required": ["type", "features"],
+        "properties": {
+            "type": {"const": "FeatureCollection", "x-expected": '"FeatureCollection"'},
+            "metadata": {"type": "object"},
+            "features": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "x-expected": "a GeoJSON Feature",
+                    "allOf": [{"$ref": "#/$defs/feature"}, {"if": has_role, "then": feature}],
+                },
+            },
+        },
+    }
+
+
+#: ``stations.geojson`` as ``generate`` writes it.
+STATION_MAP: dict[str, Any] = _feature_collection("station", _STATION_FEATURE)
+
+_TEXT_OR_NULL = {"type": ["string", "null"]}
+
+_CANDIDATE_FEATURE = {
+    "required": ["geometry", "properties"],
+    "properties": {
+        "geometry": _STATION_FEATURE["properties"]["geometry"],
+        "properties": {
+            "type": "object",
+            "required": ["status"],
+            "x-fix": "regenerate it with stations-generator generate --explain",
+            "properties": {
+                "id": _TEXT_OR_NULL,
+                "name": _TEXT_OR_NULL,
+                "category": _TEXT_OR_NULL,
+                "opening_hours": _TEXT_OR_NULL,
+                "open_during_play": _TEXT_OR_NULL,
+                "density_tier": _TEXT_OR_NULL,
+                "osm_type": _TEXT_OR_NULL,
+                "cluster_id": {"type": ["integer", "null"]},
+                "osm_id": {"type": ["integer", "null"]},
+                "wait_min": {"type": ["integer", "null"]},
+                "wait_max": {"type": ["integer", "null"]},
+                "nearby_count": {"type": ["integer", "null"]},
+                "priority": {"type": ["number", "null"]},
+                "status": {
+                    "enum": ["kept", "rejected"],
+                    "x-expected": '"kept" or "rejected"',
+                },
+                "reason": _TEXT_OR_NULL,
+                "conflict_with": _TEXT_OR_NULL,
+                "in_optimal_map": _TEXT_OR_NULL,
             },
         },
     },
 }
+
+#: ``candidates.geojson`` as ``generate --explain`` writes it.
+CANDIDATE_MAP: dict[str, Any] = _feature_collection("candidate", _CANDIDATE_FEATURE)
 
 # --------------------------------------------------------------------------- Overpass JSON
 
