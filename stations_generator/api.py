@@ -16,24 +16,38 @@ Play a game (what ``questions apply``, ``zones check`` and ``questions answer`` 
     game = sg.read_game("zones/helsinki-game.json", osm=["…/helsinki.osm.pbf"])
     result = sg.apply_game(game)
     sg.check_zone(game, station="Kamppi")
-    sg.hider_answers(game, hider=(60.17, 24.93))
+    sg.hider_answers(game, hider=(60.17, 24.93))     # or "60.17,24.93": latitude first
 
 Each verb calls the same function as the command line, so the files written from
 Python and by the CLI are byte-identical. Warnings go through :mod:`warnings` (as
 :class:`StationsGeneratorWarning`) unless a ``warn`` callable is given; bad input
 raises :class:`~stations_generator.errors.UserError` subclasses with the CLI's message.
+A bad argument is refused first, as a TypeError or ValueError (an InputError too) whose
+one line starts with the parameter's name; settings by the CLI's own checks (docs/api.md).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
-import json
+import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from stations_generator.app.request_fields import (
+    argument,
+    check_flag,
+    check_items,
+    check_number,
+    check_path,
+    check_text,
+    describe,
+)
+from stations_generator.errors import ArgumentError, ArgumentTypeError, ArgumentValueError
 
 if TYPE_CHECKING:  # the heavy modules load on first use
     from shapely.geometry.base import BaseGeometry
@@ -91,6 +105,21 @@ class OverpassSettings:
     cache_dir: Path | None = None
     use_cache: bool = True
 
+    def __post_init__(self) -> None:
+        from stations_generator.app.request_fields import SECONDS
+
+        checked = {
+            "urls": check_items("urls", self.urls, check_text, "URLs (str)"),
+            # the range of the command line's --overpass-timeout (commands/options.py)
+            "timeout": check_number("timeout", self.timeout, SECONDS(min=1)),
+            "cache_dir": None
+            if self.cache_dir is None
+            else check_path("cache_dir", self.cache_dir),
+            "use_cache": check_flag("use_cache", self.use_cache),
+        }
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
 
 @dataclass(frozen=True)
 class PlayArea:
@@ -101,6 +130,12 @@ class PlayArea:
     name: str = "play-area"
     #: How it was given (for the ``generate`` equivalent): a file, relation or place.
     source: Any = None
+
+    def __post_init__(self) -> None:
+        _polygon("polygon", self.polygon)
+        exclusions = check_items("exclusions", self.exclusions, _polygon, "(Multi)Polygons")
+        object.__setattr__(self, "exclusions", exclusions)
+        check_text("name", self.name)
 
     @property
     def area_km2(self) -> float:
@@ -135,6 +170,14 @@ class GameResult:
     zones: list[ZoneStatus]
     title: str = "game"
 
+    def __post_init__(self) -> None:
+        from stations_generator.core.questions.game import Elimination
+
+        _game("game", self.game)
+        _instance("elimination", self.elimination, Elimination, "an Elimination")
+        check_items("zones", self.zones, lambda _name, zone: zone, "ZoneStatus")
+        check_text("title", self.title)
+
     @property
     def remaining_km2(self) -> float:
         """Area still possible, km²."""
@@ -166,20 +209,80 @@ def _warnings_to(warn: Warn | None) -> Iterator[None]:
         yield
 
 
-def _request(**fields: Any):
+# --- the checks at the API's edge -------------------------------------------------------
+# Each raises ArgumentTypeError / ArgumentValueError (a TypeError / ValueError, and an
+# InputError with the CLI's one-line message) naming the parameter.
+
+
+def _instance(name: str, value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+    if not isinstance(value, kind):
+        raise ArgumentTypeError(name, f" must be {what}, not {describe(value)}")
+    return value
+
+
+def _polygon(name: str, value: Any) -> BaseGeometry:
+    if getattr(value, "geom_type", None) not in ("Polygon", "MultiPolygon"):
+        raise ArgumentTypeError(
+            name,
+            " must be a shapely Polygon or MultiPolygon in WGS84 (read_play_area reads "
+            f"files, GeoJSON and GeoDataFrames), not {describe(value)}",
+        )
+    return value
+
+
+def _game(name: str, value: Any) -> Game:
+    from stations_generator.core.questions.game import Game
+
+    return _instance(name, value, Game, "a Game (from read_game)")
+
+
+def _station_map(name: str, value: Any) -> StationMap:
+    from stations_generator.core.stationmap.build import StationMap
+
+    return _instance(name, value, StationMap, "a StationMap (from make_station_map)")
+
+
+def _optional_text(name: str, value: Any, *, empty: bool = True) -> str | None:
+    return None if value is None else check_text(name, value, empty=empty)
+
+
+def _warn(value: Any) -> Warn:
+    if value is None:
+        return _python_warning
+    if not callable(value):
+        raise ArgumentTypeError("warn", f" must be a callable taking a str, not {describe(value)}")
+    return value
+
+
+def _existing(name: str, paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    return tuple(_file(f"{name}[{k}]", path) for k, path in enumerate(paths))
+
+
+def _file(name: str, value: Any) -> Path:
+    path = check_path(name, value)
+    if not path.is_file():
+        raise ArgumentValueError(name, f": no file {str(path)!r}; check the path")
+    return path
+
+
+def _request(names: dict[str, str] | None = None, **fields: Any):
+    """The GenerateRequest of ``fields``; its errors name the API's keywords (``names``:
+    field -> keyword)."""
     from stations_generator.app.requests import GenerateRequest
 
-    return GenerateRequest(**fields)
+    try:
+        return GenerateRequest(**fields)
+    except ArgumentError as exc:
+        field = exc.parameter.split("[")[0]
+        keyword = (names or {}).get(field, field)
+        raise exc.renamed(keyword + exc.parameter[len(field) :]) from None
 
 
 def _overpass_fields(settings: OverpassSettings | None) -> dict[str, Any]:
-    s = settings or OverpassSettings()
-    return {
-        "overpass_urls": tuple(s.urls),
-        "overpass_timeout": s.timeout,
-        "cache_dir": None if s.cache_dir is None else Path(s.cache_dir),
-        "use_cache": s.use_cache,
-    }
+    s = OverpassSettings() if settings is None else settings
+    _instance("overpass", s, OverpassSettings, "an OverpassSettings")
+    keys = ("overpass_urls", "overpass_timeout", "cache_dir", "use_cache")
+    return dict(zip(keys, (s.urls, s.timeout, s.cache_dir, s.use_cache), strict=True))
 
 
 def read_play_area(
@@ -196,16 +299,17 @@ def read_play_area(
 
     Parameters
     ----------
-    source : path, shapely geometry or GeoJSON dict
+    source : path, shapely geometry, GeoJSON dict, GeoDataFrame or GeoSeries
         A file in any play-area format (GeoJSON, KML/KMZ, GPX, shapefile, GeoPackage),
-        a (Multi)Polygon in WGS84, or parsed GeoJSON. Give this, ``place`` or
-        ``osm_relation``.
+        a (Multi)Polygon in WGS84, parsed GeoJSON, or a GeoDataFrame/GeoSeries in any
+        CRS (reprojected to EPSG:4326; one without a CRS is refused). Give this,
+        ``place`` or ``osm_relation``.
     place : str
         Online: a named place geocoded with Nominatim, e.g. ``"Vaduz, Liechtenstein"``.
     osm_relation : int
         Online: an OSM relation whose area is the play area.
-    exclude : iterable
-        Areas to leave out (files, geometries or GeoJSON, as ``source``).
+    exclude : list
+        Areas to leave out (as ``source``); a list even for one.
     name : str
         The map's name [default: the file's name, the place, or ``relation-ID``].
     overpass : OverpassSettings
@@ -219,45 +323,46 @@ def read_play_area(
 
     Raises
     ------
+    TypeError, ValueError
+        For a bad argument, naming it (also an InputError).
     InputError, NoDataError, NetworkError
         With the message the command line prints.
     """
-    from stations_generator.app.generate import read_area
-    from stations_generator.errors import InputError
-    from stations_generator.formats.playarea import load_polygons, parse_polygons
+    from stations_generator.app.generate import area_from_value, read_area
 
-    given = [s for s in (source, place, osm_relation) if s is not None]
+    named = (("source", source), ("place", place), ("osm_relation", osm_relation))
+    given = [k for k, v in named if v is not None]
     if len(given) != 1:
-        raise InputError("give exactly one of a play area, place= or osm_relation=")
-    say = warn if warn is not None else _python_warning
-
-    def one(value: Any, min_area_km2: float | None = None) -> BaseGeometry:
-        kwargs = {} if min_area_km2 is None else {"min_area_km2": min_area_km2}
-        if isinstance(value, str | Path):
-            return load_polygons(Path(value), say, **kwargs)
-        if isinstance(value, dict):
-            return parse_polygons(value, "the GeoJSON", say, **kwargs)
-        import shapely
-
-        if hasattr(value, "__geo_interface__"):
-            geojson = json.loads(shapely.to_geojson(value))
-            return parse_polygons(geojson, "the geometry", say, **kwargs)
-        raise InputError(
-            f"a play area must be a file path, a shapely geometry or GeoJSON, not {type(value).__name__}"
-        )
-
-    exclusions = tuple(one(e, 0) for e in exclude)
-    if source is not None and not isinstance(source, str | Path):
-        return PlayArea(one(source), exclusions, name or "play-area", source)
-    request = _request(
-        play_area=Path(source) if source is not None else None,
-        place=place,
-        osm_relation=osm_relation,
-        **_overpass_fields(overpass),
+        got = f" (got {' and '.join(given)})" if given else ""
+        raise ArgumentValueError("source", f", place= or osm_relation=: give exactly one{got}")
+    say = _warn(warn)
+    name = _optional_text("name", name)
+    overpass_fields = _overpass_fields(overpass)
+    exclusions = check_items(
+        "exclude",
+        exclude,
+        lambda key, e: area_from_value(key, _not_play_area(key, e), say, min_area_km2=0),
+        "areas (paths, geometries, GeoJSON, GeoDataFrames)",
     )
-    with _warnings_to(warn):
+    if source is not None and not isinstance(source, str | os.PathLike):
+        polygon = area_from_value("source", _not_play_area("source", source), say)
+        return PlayArea(polygon, exclusions, name or "play-area", source)
+    request = _request(
+        {"play_area": "source"},
+        play_area=source,
+        place=_optional_text("place", place, empty=False),
+        osm_relation=osm_relation,
+        **overpass_fields,
+    )
+    with _warnings_to(warn), argument("source" if source is not None else given[0]):
         polygon, _none, default = read_area(request)
     return PlayArea(polygon, exclusions, name or default, source or place or osm_relation)
+
+
+def _not_play_area(name: str, value: Any) -> Any:
+    if isinstance(value, PlayArea):
+        raise ArgumentTypeError(name, " is already a PlayArea; use it as it is")
+    return value
 
 
 def load_osm(
@@ -298,25 +403,49 @@ def load_osm(
     """
     from stations_generator.app.generate import load_data, select_catalogue
 
+    _play_area("area", area)
     request = _request(
+        _LOAD_OSM_NAMES,
         play_area=None,
-        osm_files=tuple(Path(p) for p in files),
-        water_files=tuple(Path(p) for p in water_files),
-        category_files=tuple(Path(p) for p in category_files),
-        only_categories=tuple(categories),
+        osm_files=files,
+        water_files=water_files,
+        category_files=category_files,
+        only_categories=categories,
         include_transit=include_transit,
         water_subtract=water,
         **_overpass_fields(overpass),
     )
-    catalogue = select_catalogue(request)
+    for field, keyword in _LOAD_OSM_NAMES.items():
+        if field.endswith("_files"):
+            _existing(keyword, getattr(request, field))
+    with argument("categories" if not category_files else "category_files or categories"):
+        catalogue = select_catalogue(request)
     with _warnings_to(None):
         data = load_data(request, area.polygon, catalogue)
     return OsmLayers(
         data,
-        tuple(categories),
-        tuple(Path(p) for p in category_files),
-        include_transit,
-        water,
+        request.only_categories,
+        request.category_files,
+        request.include_transit,
+        request.water_subtract,
+    )
+
+
+#: load_osm's keywords by the GenerateRequest fields they set (the files: checked to exist).
+_LOAD_OSM_NAMES = {
+    "osm_files": "files",
+    "water_files": "water_files",
+    "category_files": "category_files",
+    "only_categories": "categories",
+    "water_subtract": "water",
+}
+#: make_station_map's.
+_MAP_NAMES = {"search_rounds": "search"}
+
+
+def _play_area(name: str, value: Any) -> PlayArea:
+    return _instance(
+        name, value, PlayArea, "a PlayArea (read_play_area reads a file, GeoJSON or GeoDataFrame)"
     )
 
 
@@ -370,7 +499,8 @@ def make_station_map(
         Solve the spacing exactly (CP-SAT), as ``generate --optimize``: the most stations
         the rules allow, never fewer than without it; ``summary()`` gives the proven bound.
     time_limit : float or None
-        The solver's budget in deterministic seconds [default: 60]; only with ``optimize``.
+        The solver's budget in deterministic seconds [default: 60]; only with ``optimize``
+        (refused without it, as ``generate --time-limit`` without ``--optimize``).
     search : int or None
         Rounds of local search per greedy start, as ``generate --search``: more stations
         under the same rules, the same map on every run [default: 4 per candidate, at
@@ -382,37 +512,41 @@ def make_station_map(
     -------
     StationMap
         ``stations`` and ``candidates`` GeoDataFrames, the net area, the rules used.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a setting ``generate`` refuses too (the same checks), naming the keyword.
     """
     from stations_generator.app.generate import build, select_catalogue
     from stations_generator.core.stationmap.optimize import DEFAULT_TIME_LIMIT_S
-    from stations_generator.errors import InputError
 
-    if search is not None and (
-        isinstance(search, bool) or not isinstance(search, int) or search < 0
-    ):
-        raise InputError(f"search must be a whole number of rounds >= 0, got {search!r}")
-    if search is not None and strict_priority:
-        raise InputError("search re-packs the map and strict_priority forbids that; drop one")
+    _play_area("area", area)
+    _instance("osm", osm, OsmLayers, "OsmLayers (from load_osm)")
+    _warn(warn)
     request = _request(
+        _MAP_NAMES,
         category_files=osm.category_files,
         only_categories=osm.categories,
         include_transit=osm.include_transit,
-        min_spacing=float(min_spacing),
-        cluster_gap=float(cluster_gap),
-        cluster_radius=None if cluster_radius is None else float(cluster_radius),
+        min_spacing=min_spacing,
+        cluster_gap=cluster_gap,
+        cluster_radius=cluster_radius,
         max_per_cluster=max_per_cluster,
         game_size=game_size,
-        density_radius=float(density_radius),
+        density_radius=density_radius,
         tiers=tiers,
         playing_hours=playing_hours,
         playing_days=playing_days,
         play_date=play_date,
-        water_subtract=water_subtract and osm.water,
+        water_subtract=water_subtract,
         strict_priority=strict_priority,
         optimize=optimize,
-        time_limit=DEFAULT_TIME_LIMIT_S if time_limit is None else float(time_limit),
+        time_limit=DEFAULT_TIME_LIMIT_S if time_limit is None else time_limit,
         search_rounds=search,
     )
+    _check_map_settings(request, time_limit)
+    request = dataclasses.replace(request, water_subtract=request.water_subtract and osm.water)
     catalogue = select_catalogue(request)
     with _warnings_to(warn):
         result = build(request, area.polygon, list(area.exclusions), osm.data, catalogue)
@@ -420,11 +554,25 @@ def make_station_map(
     return result
 
 
+def _check_map_settings(request: Any, time_limit: float | None) -> None:
+    """What ``generate`` checks beyond each option alone, in the same words (its usage
+    checks, and the play window and tiers it reads first), naming the keyword."""
+    from stations_generator.app.generate import check_settings
+
+    if time_limit is not None and not request.optimize:
+        raise ArgumentValueError("time_limit", " is the optimize budget; add optimize=True")
+    if request.search_rounds is not None and request.strict_priority:
+        raise ArgumentValueError(
+            "search", " re-packs the map and strict_priority forbids that; drop one"
+        )
+    check_settings(request)
+
+
 def summary(station_map: StationMap) -> list[str]:
     """The summary lines ``generate`` prints (stations, game size, cap, closest pair)."""
     from stations_generator.app.generate import summary_lines
 
-    return summary_lines(station_map)
+    return summary_lines(_station_map("station_map", station_map))
 
 
 def write_station_map(
@@ -448,9 +596,16 @@ def write_station_map(
     """
     from stations_generator.app.generate import output_texts, write_outputs
 
-    title = name or station_map.settings.get("name", "play-area")
-    texts = output_texts(station_map, title, explain=explain, html_map=html_map)
-    return write_outputs(Path(output_dir), texts)
+    _station_map("station_map", station_map)
+    folder = check_path("output_dir", output_dir)
+    title = _optional_text("name", name) or station_map.settings.get("name", "play-area")
+    texts = output_texts(
+        station_map,
+        title,
+        explain=check_flag("explain", explain),
+        html_map=check_flag("html_map", html_map),
+    )
+    return write_outputs(folder, texts)
 
 
 def read_game(
@@ -478,24 +633,26 @@ def read_game(
     -------
     Game
     """
-    import dataclasses
-
     from stations_generator.app.games import game_title, load
     from stations_generator.app.map_context import map_sources
 
-    s = overpass or OverpassSettings()
+    game_file = _file("path", path)
+    given = {"play_area": play_area, "stations": stations}
+    files = {k: None if v is None else _file(k, v) for k, v in given.items()}
+    s = OverpassSettings() if overpass is None else overpass
+    _instance("overpass", s, OverpassSettings, "an OverpassSettings")
     sources = map_sources(
-        osm,
-        play_area,
-        stations,
+        check_items("osm", osm, _file, "file paths"),
+        files["play_area"],
+        files["stations"],
         overpass_urls=s.urls,
         cache_dir=s.cache_dir,
         use_cache=s.use_cache,
     )
-    say = warn if warn is not None else _python_warning
-    game = load(Path(path), sources, say, validate=False).game
-    game = dataclasses.replace(game, title=game_title(Path(path)))
-    return game
+    say = _warn(warn)
+    with argument("path"):
+        game = load(game_file, sources, say, validate=False).game
+    return dataclasses.replace(game, title=game_title(game_file))
 
 
 def apply_game(game: Game, *, warn: Warn | None = None) -> GameResult:
@@ -504,12 +661,13 @@ def apply_game(game: Game, *, warn: Warn | None = None) -> GameResult:
     from stations_generator.core.questions.geometry import QuestionError
     from stations_generator.errors import InputError
 
+    _game("game", game)
+    say = _warn(warn)
     try:
         game.validate()
     except QuestionError as exc:
         raise InputError(str(exc)) from None
     elimination = game.eliminate()
-    say = warn if warn is not None else _python_warning
     for contradiction in elimination.contradictions:
         say(contradiction.message())
     return GameResult(game, elimination, game.possible_zones(elimination), game.title)
@@ -523,36 +681,72 @@ def write_game_result(
     from stations_generator.app.games import APPLY_FILES, apply_texts
     from stations_generator.formats.atomic import output_set
 
+    _instance("result", result, GameResult, "a GameResult (from apply_game)")
+    folder = check_path("output_dir", output_dir)
     texts = apply_texts(
-        result.game, result.elimination, result.zones, html_map=html_map, title=result.title
+        result.game,
+        result.elimination,
+        result.zones,
+        html_map=check_flag("html_map", html_map),
+        title=result.title,
     )
-    with output_set(Path(output_dir), APPLY_FILES) as outputs:
+    with output_set(folder, APPLY_FILES) as outputs:
         for file_name, text in texts.items():
             outputs.write_text(file_name, text)
-    return [Path(output_dir) / n for n in texts]
+    return [folder / n for n in texts]
 
 
 def check_zone(
     game: Game, *, station: str | None = None, at: tuple[float, float] | None = None
 ) -> ZoneCheck:
     """Is a hiding zone still valid? ``station`` is an id (``node/123``) or name; ``at``
-    is a (lat, lon) centre. The result names each question that rules the zone out."""
+    is a centre as ``"LAT,LON"`` or a (lat, lon) pair. The result names each question
+    that rules the zone out; its ``point`` is the zone's centre as (lat, lon) too."""
     from stations_generator.app.games import check_zone as check
+    from stations_generator.app.games import lat_lon
 
-    point = None if at is None else (float(at[1]), float(at[0]))
-    label = "" if at is None else f"{at[0]},{at[1]}"
-    return check(game, station=station, at=point, label=label)
+    _game("game", game)
+    if (station is None) == (at is None):
+        raise ArgumentValueError("station", "= or at=: give exactly one")
+    if station is not None:
+        with argument("station"):
+            result = check(game, station=check_text("station", station))
+    else:
+        lat, lon = lat_lon("at", at)
+        _not_swapped("at", game, lat, lon)
+        with argument("at"):
+            result = check(game, at=(lon, lat), label=f"{lat},{lon}")
+    lon, lat = result.point
+    return dataclasses.replace(result, point=(lat, lon))
 
 
 def hider_answers(
     game: Game, hider: tuple[float, float], *, station: str | None = None
 ) -> list[dict[str, Any]]:
-    """Every question answered truthfully for a hider at ``hider`` = (lat, lon): one dict
-    per question with ``label``, ``answer``, ``value`` and the ``recorded`` answer."""
+    """Every question answered truthfully for a hider at ``hider`` (``"LAT,LON"`` or a
+    (lat, lon) pair): one dict per question with ``label``, ``answer``, ``value`` and the
+    ``recorded`` answer. ``station`` (an id or name) is the hider's station, if any."""
+    from stations_generator.app.games import find_station, lat_lon
     from stations_generator.app.games import hider_answers as answers
 
-    lat, lon = float(hider[0]), float(hider[1])
-    return answers(game, lon, lat, station, label=f"{lat},{lon}")
+    _game("game", game)
+    lat, lon = lat_lon("hider", hider)
+    _not_swapped("hider", game, lat, lon)
+    if station is not None:
+        with argument("station"):
+            find_station(game, check_text("station", station))
+    with argument("hider"):
+        return answers(game, lon, lat, station, label=f"{lat},{lon}")
+
+
+def _not_swapped(name: str, game: Game, lat: float, lon: float) -> None:
+    """Refuse a point outside the play area whose swap is inside it: (lon, lat) given."""
+    if abs(lon) <= 90 and not game.covers(lon, lat) and game.covers(lat, lon):
+        raise ArgumentValueError(
+            name,
+            f": ({lat:g}, {lon:g}) is outside the play area and ({lon:g}, {lat:g}) inside; "
+            "give (lat, lon), latitude first",
+        )
 
 
 def map_html(
@@ -561,6 +755,12 @@ def map_html(
     """The interactive map page of a station map (``generate --map``; with ``candidates``
     the rejected candidates' layer of ``--explain``) or of a game (``questions apply
     --map``): one self-contained page (Leaflet inlined; only map tiles load online)."""
+    from stations_generator.core.stationmap.build import StationMap
+
+    what = "a StationMap (from make_station_map) or a GameResult (from apply_game)"
+    _instance("result", result, (StationMap, GameResult), what)
+    title = _optional_text("title", title)
+    check_flag("candidates", candidates)
     if isinstance(result, GameResult):
         from stations_generator.app.games import elimination_page
 
@@ -585,5 +785,8 @@ def share_link(
     app's ``[railway=station]``]. :func:`read_game` reads such a link back from a text file."""
     from stations_generator.app.games import share_link as game_link
 
-    where = {} if base_url is None else {"base_url": base_url}
+    _game("game", game)
+    if zone_options is not None:
+        zone_options = list(check_items("zone_options", zone_options, check_text, "str filters"))
+    where = {} if base_url is None else {"base_url": check_text("base_url", base_url, empty=False)}
     return game_link(game, zone_options=zone_options, **where)

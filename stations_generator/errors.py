@@ -21,6 +21,34 @@ class InputError(UserError):
     """A file or option the user gave is unusable (missing, wrong type, bad geometry...)."""
 
 
+class ArgumentError(InputError):
+    """A bad argument: its message is the parameter's name, then the problem.
+
+    Parameters
+    ----------
+    parameter : str
+        The parameter's name, e.g. ``"min_spacing"``.
+    problem : str
+        The rest of the one-line message, e.g. ``" must be a number, not str '300'"``.
+    """
+
+    def __init__(self, parameter: str, problem: str) -> None:
+        self.parameter, self.problem = parameter, problem
+        super().__init__(f"{parameter}{problem}")
+
+    def renamed(self, parameter: str) -> ArgumentError:
+        """The same error naming the parameter otherwise (an API keyword for a field)."""
+        return type(self)(parameter, self.problem)
+
+
+class ArgumentValueError(ArgumentError, ValueError):
+    """A value out of range, not finite, not one of the choices, not readable."""
+
+
+class ArgumentTypeError(ArgumentError, TypeError):
+    """A value of the wrong type: None, a str for a list, a bool or float for an int."""
+
+
 class NoDataError(UserError):
     """The inputs are valid but leave nothing to work with (empty area, no candidates)."""
 

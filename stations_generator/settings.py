@@ -18,16 +18,23 @@ variable                                    read by
 ``LOCALAPPDATA``, ``XDG_CACHE_HOME``        :func:`user_cache_dir`
 ==========================================  ============================================
 
+:func:`extract_cache_mb` refuses a value that is not a size with an
+:class:`~stations_generator.errors.InputError` naming the variable and the values it takes
+(one line on the command line, exit 2), rather than a silent default.
+
 This module sits beside :mod:`stations_generator.errors` at the bottom of the package:
-anything may import it, and it imports nothing of the package.
+anything may import it, and it imports nothing of the package but that.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 from pathlib import Path
+
+from stations_generator.errors import InputError
 
 __all__ = [
     "CACHE_DIR_ENV",
@@ -210,6 +217,9 @@ def cache_dir() -> Path | None:
 def extract_cache_dir() -> Path:
     """Where extract layers are cached when no folder is given.
 
+    The command line's ``--cache-dir`` (which :data:`CACHE_DIR_ENV` also sets) gives a
+    folder: its ``extracts`` folder is used, and this is not asked.
+
     Returns
     -------
     pathlib.Path
@@ -229,9 +239,31 @@ def extract_cache_mb() -> float:
     -------
     float
         :data:`EXTRACT_CACHE_MB_ENV` in MiB, or :data:`DEFAULT_EXTRACT_CACHE_MB` when it
-        is not set or not a number.
+        is not set (or empty).
+
+    Raises
+    ------
+    InputError
+        If it is set to anything but a finite number above 0 (``inf``, ``nan``, ``0``,
+        ``-1``, ``1e400``, ``abc``): the cap would be no cap, or would empty the cache on
+        every write. The message names the variable, the values it takes and the way to
+        turn the cache off (``--no-cache``, :data:`NO_CACHE_ENV`).
     """
-    return _env_float(EXTRACT_CACHE_MB_ENV, DEFAULT_EXTRACT_CACHE_MB)
+    raw = _env(EXTRACT_CACHE_MB_ENV).strip()
+    if not raw:
+        return DEFAULT_EXTRACT_CACHE_MB
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        shown = raw if len(raw) <= 40 else raw[:40] + "..."
+        raise InputError(
+            f"{EXTRACT_CACHE_MB_ENV}={shown!r} is not a size: give a number of MiB above 0 "
+            f"(default {DEFAULT_EXTRACT_CACHE_MB:g}), or unset it; to turn the extract cache "
+            f"off, use --no-cache or {NO_CACHE_ENV}=1"
+        )
+    return value
 
 
 def cache_enabled() -> bool:

@@ -149,8 +149,10 @@ def test_search_from_python_matches_the_cli(tmp_path):
     # 300 rounds per start find fewer than the default budget, more than none.
     assert len(sg.make_station_map(area, osm, search=0).stations) < len(smap.stations)
     assert len(smap.stations) <= len(sg.make_station_map(area, osm).stations)
-    for bad in (-1, 2.5, True):
-        with pytest.raises(sg.InputError, match="search must be a whole number"):
+    for bad, error in ((-1, ValueError), (2.5, TypeError), (True, TypeError)):
+        # the CLI's one-line InputError, and the ValueError/TypeError a library user expects
+        with pytest.raises(sg.InputError, match="^search") as info:
             sg.make_station_map(area, osm, search=bad)
+        assert isinstance(info.value, error)
     with pytest.raises(sg.InputError, match="strict_priority"):
         sg.make_station_map(area, osm, search=10, strict_priority=True)

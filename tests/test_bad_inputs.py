@@ -162,6 +162,28 @@ def test_file_readers_take_arbitrary_bytes(tmp_path_factory, raw):
     _only_one_line_errors(taibeled.load_any, raw.decode("utf-8", errors="replace"))
 
 
+_MAGIC = st.sampled_from(
+    [b"", b"\x00\x00\x27\x0a", b"SQLite format 3\x00" + b"\x00" * 52 + b"GPKG", b"fgb\x03fgb\x01",
+     b"PK\x03\x04", b"<kml>", b"<gpx>", b"<OGRVRTDataSource>"]
+)  # fmt: skip
+
+
+@_SETTINGS
+@given(_MAGIC, st.binary(max_size=400))
+def test_area_readers_take_arbitrary_bytes_in_every_format(tmp_path_factory, magic, tail):
+    """Bytes that start like each format (so the reader goes past its sniffing) under
+    every name a play area may have: a one-line error or an area, never a traceback."""
+    from stations_generator.formats.playarea import load_polygons
+
+    folder = tmp_path_factory.mktemp("area-bytes")
+    for side in ("shx", "dbf"):  # (so a would-be shapefile reaches GDAL)
+        (folder / f"area.{side}").write_bytes(magic + tail)
+    for suffix in ("kml", "kmz", "gpx", "shp", "gpkg", "fgb", "zip", "gml", "sqlite", "tab"):
+        path = folder / f"area.{suffix}"
+        path.write_bytes(magic + tail)
+        _only_one_line_errors(load_polygons, path)
+
+
 def test_share_link_bomb_is_refused_quickly():
     import base64
     import zlib

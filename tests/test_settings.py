@@ -9,6 +9,7 @@ import pytest
 from support.paths import REPO
 
 from stations_generator import settings
+from stations_generator.errors import InputError
 
 
 @pytest.fixture
@@ -59,7 +60,7 @@ def test_extract_cache_dir_precedence(clean_env: pytest.MonkeyPatch, tmp_path: P
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(None, settings.DEFAULT_EXTRACT_CACHE_MB), ("", 4096.0), ("12.5", 12.5), ("lots", 4096.0)],
+    [(None, settings.DEFAULT_EXTRACT_CACHE_MB), ("", 4096.0), ("12.5", 12.5), (" 0.5 ", 0.5)],
 )
 def test_extract_cache_mb(
     clean_env: pytest.MonkeyPatch, value: str | None, expected: float
@@ -67,6 +68,19 @@ def test_extract_cache_mb(
     if value is not None:
         clean_env.setenv(settings.EXTRACT_CACHE_MB_ENV, value)
     assert settings.extract_cache_mb() == expected
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "-1", "0", "-0", "abc", "1e400", "1,5"])
+def test_extract_cache_mb_refuses_what_is_not_a_size(
+    clean_env: pytest.MonkeyPatch, value: str
+) -> None:
+    clean_env.setenv(settings.EXTRACT_CACHE_MB_ENV, value)
+    with pytest.raises(InputError) as caught:
+        settings.extract_cache_mb()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert f"{settings.EXTRACT_CACHE_MB_ENV}={value!r}" in message
+    assert "number of MiB above 0" in message and settings.NO_CACHE_ENV in message
 
 
 @pytest.mark.parametrize(
@@ -101,5 +115,12 @@ def test_user_agent_names_the_package() -> None:
 
 def test_env_names_are_the_documented_ones() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    for name in (settings.OVERPASS_URL_ENV, settings.CACHE_DIR_ENV, settings.NOMINATIM_URL_ENV):
+    for name in (
+        settings.OVERPASS_URL_ENV,
+        settings.CACHE_DIR_ENV,
+        settings.NOMINATIM_URL_ENV,
+        settings.EXTRACT_CACHE_DIR_ENV,
+        settings.EXTRACT_CACHE_MB_ENV,
+    ):
         assert f"`{name}`" in readme
+    assert f"`{settings.NO_CACHE_ENV}=1`" in readme

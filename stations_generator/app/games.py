@@ -6,17 +6,23 @@ The steps behind ``questions apply | answer`` and ``zones check`` and the public
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from stations_generator.app.game_loader import LoadedGame, load_game
 from stations_generator.app.map_context import MapSources
+from stations_generator.app.request_fields import (
+    argument,
+    describe,
+)
 from stations_generator.core.geo.antimeridian import split_antimeridian, wrap_lon
 from stations_generator.core.questions.game import Elimination, Game, ZoneCheck, ZoneStatus
 from stations_generator.core.questions.geometry import QuestionError, Station
-from stations_generator.errors import InputError
+from stations_generator.errors import ArgumentTypeError, ArgumentValueError, InputError
 from stations_generator.formats import taibeled
+from stations_generator.formats.gamefile import parse_lat_lon
 from stations_generator.formats.geojson import dumps_geojson, polygon_rings
 
 REMAINING_GEOJSON = "remaining.geojson"
@@ -175,6 +181,46 @@ def find_station(game: Game, station_id: str) -> Station:
     raise InputError(
         f"no station {station_id!r} in the game; give an id like node/123 or an exact name"
     )
+
+
+def lat_lon(name: str, value: Any) -> tuple[float, float]:
+    """A point given to the Python API: ``"LAT,LON"`` or a (lat, lon) pair, latitude first
+    in both (as ``--at`` and ``--hider``), checked: finite, in range, not swapped.
+
+    Parameters
+    ----------
+    name : str
+        The parameter, for the message.
+    value : Any
+
+    Returns
+    -------
+    tuple of float
+        (lat, lon).
+
+    Raises
+    ------
+    ArgumentTypeError, ArgumentValueError
+        Naming ``name``.
+    """
+    if isinstance(value, str):
+        if "," not in value:
+            raise ArgumentValueError(name, f' must be "LAT,LON", got {value!r}')
+        given = value
+    elif isinstance(value, tuple | list) and len(value) == 2:
+        for k, number in enumerate(value):
+            if isinstance(number, bool) or not isinstance(number, numbers.Real):
+                raise ArgumentTypeError(
+                    f"{name}[{k}]", f" must be a number, not {describe(number)}"
+                )
+        given = f"{float(value[0])!r},{float(value[1])!r}"  # repr: the same floats back
+    else:
+        raise ArgumentTypeError(
+            name, f' must be "LAT,LON" or a (lat, lon) pair of numbers, not {describe(value)}'
+        )
+    with argument(name):
+        lon, lat = parse_lat_lon(given, name)
+    return lat, lon
 
 
 def check_zone(

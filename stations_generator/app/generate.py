@@ -3,16 +3,25 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import shapely
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.app.reporting import status_line, status_sink
+from stations_generator.app.request_fields import (
+    argument,
+    check_path,
+    describe,
+)
 from stations_generator.app.requests import GenerateRequest
 from stations_generator.core.catalogue import Catalogue, load_catalogue
 from stations_generator.core.gamesize import AREA_FLOOR_KM2, STATION_BANDS
@@ -27,11 +36,11 @@ from stations_generator.core.stationmap.candidates import candidate_table
 from stations_generator.core.stationmap.density import DEFAULT_TIERS, format_tiers, parse_tiers
 from stations_generator.core.stationmap.opening_hours import parse_play_window
 from stations_generator.core.stationmap.spacing import NeighbourIndex, closest_distances
-from stations_generator.errors import InputError
+from stations_generator.errors import ArgumentTypeError, ArgumentValueError, InputError
 from stations_generator.formats import csv as csv_export
 from stations_generator.formats import geojson, kml
 from stations_generator.formats.atomic import output_set
-from stations_generator.formats.playarea import load_polygons
+from stations_generator.formats.playarea import load_polygons, parse_polygons
 from stations_generator.osm import layers, overpass, sources
 from stations_generator.osm.extract_cache import ExtractCache
 from stations_generator.osm.nominatim import NominatimClient
@@ -96,6 +105,33 @@ def station_map_options(request: GenerateRequest) -> StationMapOptions:
     )
 
 
+def check_settings(request: GenerateRequest) -> None:
+    """What the run checks beyond each field alone, before it reads anything: the play
+    window, the tiers, the spacing below the gap (the Python API's check, naming fields).
+
+    Parameters
+    ----------
+    request : GenerateRequest
+
+    Raises
+    ------
+    ArgumentValueError
+        Naming the field.
+    """
+    if request.min_spacing > request.cluster_gap:
+        raise ArgumentValueError(
+            "min_spacing",
+            f" {request.min_spacing:g} is larger than cluster_gap {request.cluster_gap:g}; "
+            "the gap between clusters must be the larger",
+        )
+    with argument("playing_hours"):
+        parse_play_window(request.playing_hours, "mon")
+    with argument("playing_days"):
+        parse_play_window("7am-7pm", request.playing_days)
+    with argument("tiers"):
+        parse_tiers(request.tiers) if request.tiers else None
+
+
 def _client(request: GenerateRequest) -> overpass.OverpassClient:
     return overpass.client(
         request.overpass_urls,
@@ -132,6 +168,57 @@ def read_area(request: GenerateRequest) -> tuple[BaseGeometry, list[BaseGeometry
         name = request.place
     exclusions = [load_polygons(p, log.warning, min_area_km2=0) for p in request.exclude_files]
     return area, exclusions, name
+
+
+def area_from_value(
+    name: str, value: Any, warn: Callable[[str], None], **kwargs: Any
+) -> BaseGeometry:
+    """A play area (or an area to leave out) given to the Python API.
+
+    Parameters
+    ----------
+    name : str
+        The parameter, for the messages.
+    value : path, GeoJSON dict, shapely geometry, GeoDataFrame or GeoSeries
+        A frame or series in any CRS is reprojected to WGS84 (one without a CRS is refused:
+        degrees or metres cannot be told apart); a geometry is in WGS84.
+    warn : callable
+        Receives the reader's warnings.
+    **kwargs
+        For :func:`~stations_generator.formats.playarea.parse_polygons` (``min_area_km2``).
+
+    Returns
+    -------
+    BaseGeometry
+        The (Multi)Polygon, as a file of the same shapes gives it.
+
+    Raises
+    ------
+    ArgumentTypeError, ArgumentValueError
+        Naming ``name``.
+    """
+    if hasattr(value, "to_crs") and hasattr(value, "crs"):  # a GeoDataFrame or GeoSeries
+        if value.crs is None:
+            raise ArgumentValueError(
+                name,
+                f": the {type(value).__name__} has no CRS; set the one its coordinates are "
+                "in, e.g. .set_crs('EPSG:4326')",
+            )
+        value = value.to_crs("EPSG:4326").__geo_interface__
+    elif isinstance(value, BaseGeometry):
+        if not np.isfinite(shapely.get_coordinates(value)).all():
+            raise ArgumentValueError(name, ": the geometry has NaN or infinite coordinates")
+        value = json.loads(shapely.to_geojson(value))
+    with argument(name):
+        if isinstance(value, str | os.PathLike):
+            return load_polygons(check_path(name, value), warn, **kwargs)
+        if isinstance(value, dict):
+            return parse_polygons(value, "the GeoJSON", warn, **kwargs)
+    raise ArgumentTypeError(
+        name,
+        " must be a file path, a shapely (Multi)Polygon, a GeoJSON dict, a GeoDataFrame or "
+        f"a GeoSeries, not {describe(value)}",
+    )
 
 
 def load_data(

@@ -21,6 +21,12 @@ import shapely
 from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
+from stations_generator.app.request_fields import (
+    check_flag,
+    check_items,
+    check_path,
+    check_text,
+)
 from stations_generator.core.catalogue import Catalogue, load_catalogue
 from stations_generator.core.elements import OsmElement
 from stations_generator.core.geo.antimeridian import (
@@ -97,18 +103,24 @@ def map_sources(
     Returns
     -------
     MapSources
+
+    Raises
+    ------
+    ArgumentTypeError
+        For a value of the wrong type (a str for a list of files…), naming the parameter.
     """
-    urls = tuple(u for text in overpass_urls or () for u in str(text).split())
+    osm = check_items("osm", osm, check_path, "file paths")
+    play_area = None if play_area is None else check_path("play_area", play_area)
+    stations = None if stations is None else check_path("stations", stations)
+    overpass_urls = check_items("overpass_urls", overpass_urls or (), check_text, "URLs")
+    cache_dir = None if cache_dir is None else check_path("cache_dir", cache_dir)
+    use_cache = check_flag("use_cache", use_cache)
+    urls = tuple(u for text in overpass_urls for u in text.split())
 
     def client() -> overpass.OverpassClient:
         return overpass.client(urls, cache_dir=cache_dir, use_cache=use_cache, log=log.debug)
 
-    return MapSources(
-        osm=tuple(Path(f) for f in osm),
-        play_area=None if play_area is None else Path(play_area),
-        stations=None if stations is None else Path(stations),
-        overpass=client,
-    )
+    return MapSources(osm=osm, play_area=play_area, stations=stations, overpass=client)
 
 
 @dataclass

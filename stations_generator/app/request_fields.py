@@ -12,28 +12,56 @@ The click types live here, below both, for that reason. ``click.FloatRange`` let
 ``nan`` through (every comparison with NaN is false) and ``inf`` through any open
 upper end; :class:`FiniteFloat` refuses both with one line naming the option and the
 range, so no command ever computes with a non-finite number.
+
+The Python API gives values, not text: :meth:`Setting.check` checks a value's Python type
+(a bool is no number, a float no whole number, a string no list) and then runs the same
+click type on it, so a value the command line refuses the API refuses too, and a request
+type checks every field this way when it is made (:func:`check_fields`). The errors are
+:class:`ArgumentValueError` and :class:`ArgumentTypeError`: the ValueError and TypeError a
+library user expects, and :class:`~stations_generator.errors.InputError` errors the command
+line and the server print as one line; each names its parameter first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import math
-from collections.abc import Callable
+import numbers
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import click
 
 from stations_generator.core.geo.earth import HALF_EARTH_M
+from stations_generator.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    ArgumentValueError,
+    InputError,
+)
 
 __all__ = [
+    "ArgumentTypeError",
+    "ArgumentValueError",
     "FiniteFloat",
     "METRES",
     "MINUTES",
     "SECONDS",
     "SPEED_KPH",
     "Setting",
+    "argument",
+    "check_fields",
+    "check_flag",
+    "check_items",
+    "check_number",
+    "check_path",
+    "check_text",
     "click_error_line",
+    "describe",
     "field_defaults",
     "parse_date",
     "setting",
@@ -57,6 +85,189 @@ class FiniteFloat(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number; give {self._words()}", param, ctx)
         return super().convert(number, param, ctx)
+
+
+@contextlib.contextmanager
+def argument(name: str) -> Iterator[None]:
+    """The errors raised while reading the value of ``name`` (a file that is no play
+    area, an unknown category, a point outside the map, a bad geometry) as an
+    :class:`ArgumentValueError` naming it, on one line.
+
+    Parameters
+    ----------
+    name : str
+        The parameter whose value the block reads.
+
+    Yields
+    ------
+    None
+    """
+    from shapely.errors import ShapelyError
+
+    try:
+        yield
+    except ArgumentError:
+        raise
+    except (InputError, ValueError, ShapelyError) as exc:
+        message = " ".join(str(exc).split())
+        problem = message[len(name) :] if message.startswith(name) else f": {message}"
+        raise ArgumentValueError(name, problem) from None
+
+
+def describe(value: Any) -> str:
+    """A value's type, and the value itself if it is short and scalar (for one line).
+
+    Parameters
+    ----------
+    value : Any
+
+    Returns
+    -------
+    str
+        E.g. ``"str '300'"``, ``"NoneType"``, ``"GeoDataFrame"``.
+    """
+    kind = type(value).__name__
+    if value is None or not isinstance(value, str | bytes | numbers.Number | Path):
+        return kind
+    text = repr(str(value) if isinstance(value, Path) else value).replace("\n", " ")
+    return f"{kind} {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """``value`` if it is True or False (a truthy string is no flag).
+
+    Parameters
+    ----------
+    name : str
+        The parameter, for the message.
+    value : Any
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ArgumentTypeError
+    """
+    if not isinstance(value, bool):
+        raise ArgumentTypeError(name, f" must be True or False, not {describe(value)}")
+    return value
+
+
+def check_text(name: str, value: Any, *, empty: bool = True) -> str:
+    """``value`` if it is a str (and not empty unless ``empty``).
+
+    Parameters
+    ----------
+    name : str
+        The parameter, for the message.
+    value : Any
+    empty : bool
+        Whether ``""`` is allowed.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ArgumentTypeError, ArgumentValueError
+    """
+    if not isinstance(value, str):
+        raise ArgumentTypeError(name, f" must be a str, not {describe(value)}")
+    if not empty and not value.strip():
+        raise ArgumentValueError(name, " must not be empty")
+    return value
+
+
+def check_path(name: str, value: Any) -> Path:
+    """``value`` as a Path if it is a str or a path.
+
+    Parameters
+    ----------
+    name : str
+        The parameter, for the message.
+    value : Any
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    ArgumentTypeError
+    """
+    if not isinstance(value, str | os.PathLike):
+        raise ArgumentTypeError(name, f" must be a file path (str or Path), not {describe(value)}")
+    return Path(value)
+
+
+def check_items(name: str, value: Any, check: Callable[[str, Any], Any], what: str) -> tuple:
+    """``value``'s items, each checked, as a tuple; a str (or one area) is not a list.
+
+    Parameters
+    ----------
+    name : str
+        The parameter, for the message.
+    value : Any
+        A list, tuple or other iterable.
+    check : callable
+        ``check(name, item)`` -> the item checked (:func:`check_text`, :func:`check_path`…).
+    what : str
+        The items in words, e.g. ``"file paths"``.
+
+    Returns
+    -------
+    tuple
+
+    Raises
+    ------
+    ArgumentTypeError
+        For a str, bytes, dict, Path or geometry (one thing, not a list of them), a
+        non-iterable, or an item ``check`` refuses.
+    """
+    one = isinstance(value, str | bytes | dict | os.PathLike) or hasattr(value, "__geo_interface__")
+    if one or not hasattr(value, "__iter__"):
+        raise ArgumentTypeError(
+            name, f" must be a list of {what} (for one, give [it]), not {describe(value)}"
+        )
+    return tuple(check(f"{name}[{k}]", item) for k, item in enumerate(value))
+
+
+def check_number(name: str, value: Any, kind: click.ParamType) -> int | float:
+    """``value`` checked by the click number type ``kind`` (a range, finiteness).
+
+    Parameters
+    ----------
+    name : str
+        The parameter, for the message.
+    value : Any
+        An int or float; an int type takes no float (1.5 or 2.0) and no type a bool.
+    kind : click.ParamType
+        :class:`FiniteFloat`, :class:`click.IntRange`, ``click.INT``…
+
+    Returns
+    -------
+    int or float
+
+    Raises
+    ------
+    ArgumentTypeError, ArgumentValueError
+    """
+    whole = isinstance(kind, click.types.IntParamType)
+    wanted = numbers.Integral if whole else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, wanted):
+        words = "a whole number (int)" if whole else "a number"
+        raise ArgumentTypeError(name, f" must be {words}, not {describe(value)}")
+    return _converted(name, int(value) if whole else float(value), kind)
+
+
+def _converted(name: str, value: Any, kind: click.ParamType) -> Any:
+    try:
+        return kind.convert(value, None, None)
+    except click.BadParameter as exc:
+        raise ArgumentValueError(name, f": {exc.message.rstrip('.')}") from None
 
 
 def METRES(min: float = 0.0, min_open: bool = False) -> FiniteFloat:  # noqa: N802
@@ -195,6 +406,9 @@ class Setting:
         Whether ``--help`` shows the default.
     callback : callable or None
         A click callback converting the text (e.g. :func:`parse_date`).
+    value_type : type or None
+        With ``callback``: the type the callback makes (e.g. :class:`datetime.date`),
+        which a value from Python may have instead of the text.
     """
 
     option: str
@@ -207,6 +421,7 @@ class Setting:
     short: str | None = None
     show_default: bool = False
     callback: Callable[..., Any] | None = None
+    value_type: type | None = None
 
     def name(self, field_name: str) -> str:
         """The option's value name: the field's, or the flag's for a negated flag.
@@ -286,6 +501,77 @@ class Setting:
         if self.multiple:
             return tuple(value)
         return value
+
+    def check(self, name: str, value: Any, default: Any = None) -> Any:
+        """A value from Python for the field, checked as the option checks its text.
+
+        The value's type first (a flag takes True or False, a repeatable option a list,
+        a number option a number, a whole-number option an int), then the option's click
+        type or callback on it: the same range, finiteness, choices and date form.
+
+        Parameters
+        ----------
+        name : str
+            The field (or keyword) the message names.
+        value : Any
+            The value given.
+        default : Any
+            The field's default: None is allowed where it is None.
+
+        Returns
+        -------
+        Any
+            The value as the field holds it (a float, a tuple, a Path, a choice's own case).
+
+        Raises
+        ------
+        ArgumentTypeError, ArgumentValueError
+            Naming ``name``.
+        """
+        if value is None and default is None and not self.is_flag:
+            return None
+        if self.is_flag:
+            return check_flag(name, value)
+        if self.multiple:
+            what = "file paths" if isinstance(self.type, click.Path) else "names (str)"
+            return check_items(name, value, self._check_one, what)
+        return self._check_one(name, value)
+
+    def _check_one(self, name: str, value: Any) -> Any:
+        if self.callback is not None:
+            if self.value_type is not None and isinstance(value, self.value_type):
+                return value
+            text = check_text(name, value)
+            try:
+                return self.callback(None, None, text)
+            except click.BadParameter as exc:
+                raise ArgumentValueError(name, f": {exc.message}") from None
+        if isinstance(self.type, click.Path):
+            return check_path(name, value)
+        if isinstance(self.type, click.types.IntParamType | click.types.FloatParamType):
+            return check_number(name, value, self.type)
+        text = check_text(name, value)
+        return text if self.type is None else _converted(name, text, self.type)
+
+
+def check_fields(request: Any) -> None:
+    """Check every field of a (frozen) request dataclass that has a :class:`Setting`, as
+    the command line checks its option, and store the value as checked.
+
+    Parameters
+    ----------
+    request : dataclass instance
+        Called from its ``__post_init__``.
+
+    Raises
+    ------
+    ArgumentTypeError, ArgumentValueError
+        Naming the field.
+    """
+    for f in dataclasses.fields(request):
+        if "setting" in f.metadata:
+            value = f.metadata["setting"].check(f.name, getattr(request, f.name), f.default)
+            object.__setattr__(request, f.name, value)
 
 
 def setting(default: Any, option: str, help: str, **details: Any) -> Any:  # noqa: A002

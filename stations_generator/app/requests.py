@@ -13,7 +13,18 @@ from pathlib import Path
 import click
 
 from stations_generator import settings
-from stations_generator.app.request_fields import METRES, SECONDS, parse_date, setting
+from stations_generator.app.request_fields import (
+    METRES,
+    SECONDS,
+    check_fields,
+    check_flag,
+    check_items,
+    check_number,
+    check_path,
+    check_text,
+    parse_date,
+    setting,
+)
 
 __all__ = ["GenerateRequest"]
 
@@ -28,12 +39,19 @@ class GenerateRequest:
     fields' :class:`~stations_generator.app.request_fields.Setting` metadata, and
     ``tests/app/test_requests.py`` checks :func:`stations_generator.api.make_station_map`'s
     keyword defaults against them.
+
+    Made, it checks every field as the command line checks its option (the same click
+    type: range, finiteness, choices, date form; see
+    :func:`~stations_generator.app.request_fields.check_fields`), so the command line,
+    the page and the Python API refuse the same values: an
+    :class:`~stations_generator.errors.ArgumentValueError` or
+    :class:`~stations_generator.errors.ArgumentTypeError` naming the field.
     """
 
     play_area: Path | None = None
     osm_relation: int | None = setting(
         None, "--osm-relation", "Online: use this OSM relation's area as the play area.",
-        type=click.INT,
+        type=click.IntRange(min=1),
     )  # fmt: skip
     place: str | None = setting(
         None, "--place", 'Online: use this named place as the play area, e.g. "Sioux Falls, SD".'
@@ -77,9 +95,10 @@ class GenerateRequest:
         None, "--cluster-radius", "Metres from a cluster's first station to its others "
         "[default: the game size's hiding radius].", type=METRES(min=0),
     )  # fmt: skip
+    # (a bound the kernel's C integers hold: no cluster comes near a million stations)
     max_per_cluster: int | None = setting(
         None, "--max-per-cluster", "Cap on non-transit stations per cluster; 0 = none "
-        "[default: auto-tuned to the game size].", type=click.IntRange(min=0),
+        "[default: auto-tuned to the game size].", type=click.IntRange(min=0, max=1_000_000),
     )  # fmt: skip
     game_size: str | None = setting(
         None, "--game-size", "Game size [default: from the net play area: S < 259 km² ≤ M "
@@ -103,7 +122,7 @@ class GenerateRequest:
     )
     play_date: dt.date | None = setting(
         None, "--play-date", "First day of the game (YYYY-MM-DD), for seasonal opening hours.",
-        callback=parse_date,
+        callback=parse_date, value_type=dt.date,
     )  # fmt: skip
     water_subtract: bool = setting(
         True, "--no-water-subtract", "Do not subtract water from the play area.", negated=True
@@ -142,3 +161,22 @@ class GenerateRequest:
     overpass_timeout: float = settings.DEFAULT_TIMEOUT_S
     cache_dir: Path | None = None
     use_cache: bool = True
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        # the fields the shared Overpass options set (commands/options.py: the same types)
+        checked = {
+            "play_area": None
+            if self.play_area is None
+            else check_path("play_area", self.play_area),
+            "overpass_urls": check_items("overpass_urls", self.overpass_urls, check_text, "URLs"),
+            "overpass_timeout": check_number(
+                "overpass_timeout", self.overpass_timeout, SECONDS(min=1)
+            ),
+            "cache_dir": None
+            if self.cache_dir is None
+            else check_path("cache_dir", self.cache_dir),
+            "use_cache": check_flag("use_cache", self.use_cache),
+        }
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)

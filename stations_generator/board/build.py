@@ -60,13 +60,17 @@ def _shape(request: BoardRequest, bounds) -> tuple[int | None, int | None, float
 
 def plan_grid(area_lonlat, request: BoardRequest):
     """The grid over the area (its UTM zone) and the area projected into it."""
-    from stations_generator.board.grid import utm_epsg
+    from stations_generator.board.grid import size_problem, utm_epsg
     from stations_generator.board.terrain import project_geometry
 
     c = area_lonlat.centroid
     bounds = project_geometry(area_lonlat, utm_epsg(c.x, c.y)).bounds
     cols, rows, cell_m = _shape(request, bounds)
-    return make_grid(area_lonlat, cols, rows, cell_m)
+    grid, area = make_grid(area_lonlat, cols, rows, cell_m)
+    too_large = size_problem(grid.cols, grid.rows)
+    if too_large is not None:
+        raise InputError(f"the board would be too large: {too_large}; use a larger --cell-km")
+    return grid, area
 
 
 def grid_bbox(grid) -> tuple[float, float, float, float]:
@@ -81,10 +85,6 @@ def grid_bbox(grid) -> tuple[float, float, float, float]:
 def build_board(area_lonlat, features: MapFeatures, request: BoardRequest, source: str) -> Board:
     """The board for an area and its features (pure: no I/O)."""
     grid, area = plan_grid(area_lonlat, request)
-    if grid.size > 200_000:
-        raise InputError(
-            f"{grid.cols}×{grid.rows} squares is too many (at most 200000); use a larger --cell-km"
-        )
     result = compute_terrain(grid, area, features, request.thresholds)
     if not result.on_board.any():
         raise NoDataError(

@@ -35,6 +35,22 @@ __all__ = ["GameLog", "IllegalAction", "parse_log", "read_log", "referee"]
 
 MAX_LOG_BYTES = 50_000_000
 MAX_LINES = 100_000
+#: A log line is an object holding at most a list ("to"): depth 2; 8 leaves room.
+_MAX_DEPTH = 8
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists/objects deeper than ``limit`` (iterative)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            stack.extend(
+                (v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)
+            )
+    return False
 
 
 class IllegalAction(UserError):
@@ -75,12 +91,20 @@ def parse_log(text: str, label: str = "game log") -> GameLog:
     for n, row in enumerate(rows, 1):
         if not row.strip():
             continue
+        deep = False
         try:
             obj = json.loads(row, parse_constant=lambda c: math.nan)
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"{label} line {n} is not JSON ({exc.msg}); write one JSON object per line"
             ) from None
+        except RecursionError:  # named just below: far deeper than any log line
+            deep = True
+        if deep or _depth_over(obj, _MAX_DEPTH):
+            raise InputError(
+                f"{label} line {n} nests arrays or objects more than {_MAX_DEPTH} deep; "
+                'a log line is one flat object such as {"turn": 1, "fugitive": "STEP"}'
+            )
         if not isinstance(obj, dict):
             raise InputError(f"{label} line {n} is not a JSON object")
         parsed.append((n, obj))

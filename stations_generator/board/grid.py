@@ -12,7 +12,25 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["Grid", "column_name", "column_index", "utm_epsg"]
+__all__ = [
+    "MAX_COLS",
+    "MAX_ROWS",
+    "MAX_SQUARES",
+    "Grid",
+    "column_index",
+    "column_name",
+    "size_problem",
+    "utm_epsg",
+]
+
+#: Most columns: the letters ``A`` … ``ZZ``.
+MAX_COLS = 702
+#: Most rows: the three-digit row numbers.
+MAX_ROWS = 999
+#: Most squares on a board. The original board has 24 × 36 = 864 squares; 5,000 is almost
+#: six times that (e.g. 50 × 100 or 70 × 70). The computer players keep a square-to-square
+#: distance table (4 bytes a pair), so this bounds ``board simulate`` to 100 MB for it.
+MAX_SQUARES = 5_000
 
 _NAME = re.compile(r"^([A-Z]+)(\d+)$")
 
@@ -35,6 +53,31 @@ def column_index(letters: str) -> int:
     for char in letters:
         value = value * 26 + (ord(char) - ord("A") + 1)
     return value - 1
+
+
+def size_problem(cols: int, rows: int) -> str | None:
+    """Why a ``cols`` × ``rows`` grid is too large for a board, or None when it is not.
+
+    Parameters
+    ----------
+    cols, rows : int
+        The grid's shape.
+
+    Returns
+    -------
+    str or None
+        E.g. ``"702 × 999 = 701298 squares is more than the 5000 a board may have"``.
+    """
+    if cols > MAX_COLS:
+        return f"{cols} columns is more than the {MAX_COLS} a board may have (A…ZZ)"
+    if rows > MAX_ROWS:
+        return f"{rows} rows is more than the {MAX_ROWS} a board may have"
+    if cols * rows > MAX_SQUARES:
+        return (
+            f"{cols} × {rows} = {cols * rows} squares is more than the {MAX_SQUARES} "
+            "a board may have"
+        )
+    return None
 
 
 def utm_epsg(lon: float, lat: float) -> int:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from stations_generator.board.grid import Grid
+from stations_generator.board.grid import Grid, size_problem
 from stations_generator.errors import InputError
 
 __all__ = ["BOARD_FORMAT", "BOARD_VERSION", "Board", "board_from_json", "board_to_json"]
@@ -35,6 +35,19 @@ TERRAIN_KINDS = (
     "motorway",
     "builtup",
     "open",
+)
+
+#: Every name a square's ``flags`` may hold (:meth:`Board.flags`).
+FLAG_KINDS = (
+    "off",
+    "water",
+    "forest",
+    "motorway",
+    "junction",
+    "city",
+    "airfield",
+    "builtup",
+    "waterside",
 )
 
 
@@ -295,6 +308,13 @@ def board_from_json(data: Any) -> Board:
     on_board, motorway, shares = _read_squares(data, g)
     junctions = _read_junctions(data, g)
     starts = _read_starts(data, g)
+    _need(bool(starts), "starts is empty: a game begins on a start location", _FIX)
+    for i, (square, _name, _kind) in enumerate(starts):
+        _need(
+            bool(on_board[square]),
+            f"starts[{i}] is on {g.name(square)}, a square off the board (on_board false)",
+            _FIX,
+        )
     thresholds = _read_thresholds(data)
     cities = _read_named(data, g, "cities")
     edges = _read_pairs(data, g, "motorway")
@@ -311,9 +331,14 @@ def board_from_json(data: Any) -> Board:
             f"rail link {g.name(a)}–{g.name(b)} does not join two cities",
             _FIX,
         )
-    return Board(
+    for key in ("name", "source"):
+        _need(isinstance(data.get(key, ""), str), f"{key} is not a string", _FIX)
+    _need(
+        isinstance(data.get("start_note"), str | None), "start_note is not a string or null", _FIX
+    )
+    board = Board(
         grid=g,
-        name=str(data.get("name", "")),
+        name=data.get("name", ""),
         on_board=on_board,
         motorway=motorway,
         water=shares["water"],
@@ -326,9 +351,11 @@ def board_from_json(data: Any) -> Board:
         rail_links=links,
         starts=starts,
         thresholds=thresholds,
-        source=str(data.get("source", "")),
-        start_note=data.get("start_note") if isinstance(data.get("start_note"), str) else None,
+        source=data.get("source", ""),
+        start_note=data.get("start_note"),
     )
+    _check_derived(board, data["squares"])
+    return board
 
 
 def _check_header(data: Any) -> None:
@@ -348,28 +375,46 @@ def _check_header(data: Any) -> None:
 def _read_grid(data: dict[str, Any]) -> Grid:
     grid = data.get("grid")
     _need(isinstance(grid, dict), "grid is missing", _FIX)
-    crs = grid.get("crs")
-    _need(
-        isinstance(crs, str) and crs.startswith("EPSG:") and crs[5:].isdigit(),
-        f"grid.crs is {crs!r}",
-        _FIX,
-    )
+    epsg = _read_crs(grid.get("crs"))
     cols = grid.get("cols")
     rows = grid.get("rows")
-    # 702 columns are the letters A..ZZ; 999 rows fit the three-digit row numbers.
     _need(
-        isinstance(cols, int) and isinstance(rows, int) and 1 <= cols <= 702 and 1 <= rows <= 999,
-        f"grid.cols/rows are {cols!r}/{rows!r}",
+        type(cols) is int and type(rows) is int and cols >= 1 and rows >= 1,
+        f"grid.cols/rows are {cols!r}/{rows!r}, not whole numbers ≥ 1",
         _FIX,
     )
+    too_large = size_problem(cols, rows)
+    _need(too_large is None, f"grid: {too_large}", "use a coarser grid (fewer --cols/--rows)")
     return Grid(
-        int(crs[5:]),
+        epsg,
         _number(grid.get("west"), "grid.west"),
         _number(grid.get("north"), "grid.north"),
         _number(grid.get("cell_m"), "grid.cell_m", 1e-3, 1e7),
         cols,
         rows,
     )
+
+
+def _read_crs(crs: Any) -> int:
+    """The EPSG code of ``grid.crs``: a projected CRS in metres that pyproj knows."""
+    import pyproj
+
+    _need(
+        isinstance(crs, str) and crs.startswith("EPSG:") and crs[5:].isdigit() and len(crs) < 16,
+        f"grid.crs is {crs!r}, not EPSG:<code>",
+        _FIX,
+    )
+    try:
+        parsed = pyproj.CRS.from_epsg(int(crs[5:]))
+    except pyproj.exceptions.CRSError:
+        raise InputError(f"board.json: grid.crs {crs} is not a CRS pyproj knows; {_FIX}") from None
+    units = {axis.unit_name for axis in parsed.axis_info}
+    _need(
+        parsed.is_projected and units == {"metre"},
+        f"grid.crs {crs} ({parsed.name}) is not a projected CRS in metres",
+        "boards use their area's UTM zone; " + _FIX,
+    )
+    return int(crs[5:])
 
 
 def _read_squares(
@@ -398,9 +443,33 @@ def _read_squares(
             f"squares[{i}].on_board/motorway are not true/false",
             _FIX,
         )
+        _need(
+            sq.get("terrain") in TERRAIN_KINDS,
+            f"squares[{i}].terrain is {sq.get('terrain')!r}, not one of {', '.join(TERRAIN_KINDS)}",
+            _FIX,
+        )
+        flags = sq.get("flags")
+        _need(
+            isinstance(flags, list) and all(f in FLAG_KINDS for f in flags),
+            f"squares[{i}].flags is {flags!r}, not a list of {', '.join(FLAG_KINDS)}",
+            _FIX,
+        )
         on_board[i] = sq["on_board"]
         motorway[i] = sq["motorway"]
     return on_board, motorway, shares
+
+
+def _check_derived(board: Board, squares: list[dict[str, Any]]) -> None:
+    """The stored ``terrain`` and ``flags`` must be what the shares and thresholds give."""
+    for i, sq in enumerate(squares):
+        kind, flags = board.kind(i), board.flags(i)
+        _need(
+            sq["terrain"] == kind and sorted(sq["flags"]) == sorted(flags),
+            f"squares[{i}] ({sq['id']}) says terrain {sq['terrain']!r}, flags "
+            f"{sq['flags']!r}, but its shares, the thresholds and the named places give "
+            f"{kind!r}, {flags!r}",
+            "change the shares and thresholds, not terrain/flags (they are derived), or " + _FIX,
+        )
 
 
 def _square_ref(g: Grid, value: Any, where: str) -> int:
@@ -446,13 +515,15 @@ def _read_junctions(data: dict[str, Any], g: Grid) -> dict[int, list[str]]:
     junctions: dict[int, list[str]] = {}
     for i, it in enumerate(_list_of(data, "junctions")):
         _need(
-            isinstance(it, dict) and isinstance(it.get("names", []), list),
-            f"junctions[{i}] is malformed",
+            isinstance(it, dict)
+            and isinstance(it.get("names", []), list)
+            and all(isinstance(n, str) for n in it.get("names", [])),
+            f'junctions[{i}] is not {{"square", "names": [strings]}}',
             _FIX,
         )
-        junctions[_square_ref(g, it.get("square"), f"junctions[{i}].square")] = [
-            str(n) for n in it.get("names", [])
-        ]
+        junctions[_square_ref(g, it.get("square"), f"junctions[{i}].square")] = list(
+            it.get("names", [])
+        )
     return junctions
 
 
@@ -460,12 +531,14 @@ def _read_starts(data: dict[str, Any], g: Grid) -> list[tuple[int, str, str]]:
     starts = []
     for i, it in enumerate(_list_of(data, "starts")):
         _need(
-            isinstance(it, dict) and isinstance(it.get("name"), str),
-            f"starts[{i}] has no name",
+            isinstance(it, dict)
+            and isinstance(it.get("name"), str)
+            and isinstance(it.get("kind", ""), str),
+            f"starts[{i}] has no name (or a kind that is not a string)",
             _FIX,
         )
         square = _square_ref(g, it.get("square"), f"starts[{i}].square")
-        starts.append((square, it["name"], str(it.get("kind", ""))))
+        starts.append((square, it["name"], it.get("kind", "")))
     return starts
 
 

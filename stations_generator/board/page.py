@@ -6,20 +6,36 @@ inlined; only the map tiles load from the network).
 
 from __future__ import annotations
 
-import html
-
 import folium
 
 from stations_generator.board.geo import board_geojson
 from stations_generator.board.model import Board
 from stations_generator.board.render import COLOURS, LABELS
-from stations_generator.pages.offline import offline_map, render_station_map
+from stations_generator.pages.offline import (
+    StyledBlock,
+    html_text,
+    offline_map,
+    render_station_map,
+)
 
 __all__ = ["board_page", "highlight_page"]
 
 
-def _base(board: Board, title: str) -> tuple[folium.Map, dict]:
+def _squares_doc(board: Board) -> dict:
+    """The squares for the page: outline, coordinate, terrain and flags only.
+
+    Names (cities, starts, junctions: OSM text) stay out: Folium writes the GeoJSON
+    into a script that branca reads once more as a template. The names the page shows
+    go through :func:`~stations_generator.pages.offline.html_text`.
+    """
     doc = board_geojson(board)
+    keep = ("square", "terrain", "flags")
+    features = [{**f, "properties": {k: f["properties"][k] for k in keep}} for f in doc["features"]]
+    return {"type": "FeatureCollection", "features": features}
+
+
+def _base(board: Board, title: str) -> tuple[folium.Map, dict]:
+    doc = _squares_doc(board)
     lons = [c[0] for f in doc["features"] for c in f["geometry"]["coordinates"][0]]
     lats = [c[1] for f in doc["features"] for c in f["geometry"]["coordinates"][0]]
     bounds = [[min(lats), min(lons)], [max(lats), max(lons)]]
@@ -31,17 +47,17 @@ def _base(board: Board, title: str) -> tuple[folium.Map, dict]:
 def _legend(board: Board, extra: str = "") -> str:
     rows = "".join(
         f'<li><span style="display:inline-block;width:10px;height:10px;margin-right:6px;'
-        f'background:{COLOURS[k]}"></span>{html.escape(v)}</li>'
+        f'background:{COLOURS[k]}"></span>{html_text(v)}</li>'
         for k, v in LABELS.items()
     )
     starts = "".join(
-        f"<li>★ {board.grid.name(s)} — {html.escape(n)}</li>" for s, n, _k in board.starts
+        f"<li>★ {html_text(board.grid.name(s))} — {html_text(n)}</li>" for s, n, _k in board.starts
     )
     return (
         '<div style="position:fixed;left:10px;bottom:30px;z-index:1000;background:#fff;'
         "padding:8px 10px;border-radius:6px;font:12px system-ui,sans-serif;"
         'box-shadow:0 1px 5px rgba(0,0,0,.4)">'
-        f"<b>{html.escape(board.name)}</b><ul style='list-style:none;padding:0;margin:4px 0'>{rows}</ul>"
+        f"<b>{html_text(board.name)}</b><ul style='list-style:none;padding:0;margin:4px 0'>{rows}</ul>"
         f"<b>Start locations</b><ul style='list-style:none;padding:0;margin:4px 0'>{starts}</ul>"
         f"{extra}<small>Data © OpenStreetMap contributors, ODbL 1.0</small></div>"
     )
@@ -63,7 +79,7 @@ def board_page(board: Board) -> str:
         tooltip=folium.GeoJsonTooltip(fields=["square", "terrain", "flags"]),
     ).add_to(m)
     _graphs(m, board)
-    m.get_root().html.add_child(folium.Element(_legend(board)))
+    StyledBlock("BoardLegend", "", _legend(board)).add_to(m)
     return render_station_map(m)
 
 
@@ -88,7 +104,10 @@ def _graphs(m: folium.Map, board: Board) -> None:
     name = board.grid.name
     for a, b in board.motorway_edges:
         folium.PolyLine(
-            [c[a], c[b]], color="#7a0000", weight=3, tooltip=f"motorway {name(a)}–{name(b)}"
+            [c[a], c[b]],
+            color="#7a0000",
+            weight=3,
+            tooltip=html_text(f"motorway {name(a)}–{name(b)}"),
         ).add_to(m)
     for a, b in board.rail_links:
         folium.PolyLine(
@@ -96,7 +115,7 @@ def _graphs(m: folium.Map, board: Board) -> None:
             color="#333333",
             weight=2,
             dash_array="6 4",
-            tooltip=f"rail {name(a)}–{name(b)}",
+            tooltip=html_text(f"rail {name(a)}–{name(b)}"),
         ).add_to(m)
     for s, n, k in board.starts:
         folium.CircleMarker(
@@ -107,7 +126,7 @@ def _graphs(m: folium.Map, board: Board) -> None:
             fill=True,
             fill_color="#d00000",
             fill_opacity=0.9,
-            tooltip=f"★ {name(s)} — {n} ({k})",
+            tooltip=html_text(f"★ {name(s)} — {n} ({k})"),
         ).add_to(m)
 
 
@@ -128,5 +147,5 @@ def highlight_page(board: Board, squares: set[int], title: str, note: str) -> st
         },
         tooltip=folium.GeoJsonTooltip(fields=["square", "terrain"]),
     ).add_to(m)
-    m.get_root().html.add_child(folium.Element(_legend(board, f"<p>{html.escape(note)}</p>")))
+    StyledBlock("BoardLegend", "", _legend(board, f"<p>{html_text(note)}</p>")).add_to(m)
     return render_station_map(m)

@@ -27,12 +27,27 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
+from stations_generator.board.grid import MAX_SQUARES
 from stations_generator.board.model import Board
 from stations_generator.board.rules import BoardGame, HouseRules
 
 __all__ = ["BoardGraphs", "FugitivePlayer", "HuntTeamPlayer", "RandomHuntTeam"]
 
 FAR = 10_000
+#: Sources per call of the all-pairs search: its float64 rows stay under 256 × 5000 × 8 B
+#: = 10 MB beside the int32 table (at most 5000² × 4 B = 100 MB, see ``MAX_SQUARES``).
+_DIST_CHUNK = 256
+
+
+def _distances(adj: csr_matrix, n: int) -> np.ndarray:
+    """Steps between every pair of squares (int32, ``FAR`` when unreachable), in chunks."""
+    out = np.empty((n, n), dtype=np.int32)
+    for lo in range(0, n, _DIST_CHUNK):
+        hi = min(n, lo + _DIST_CHUNK)
+        d = shortest_path(adj, unweighted=True, directed=False, indices=np.arange(lo, hi))
+        d[~np.isfinite(d)] = FAR
+        out[lo:hi] = d
+    return out
 
 
 class BoardGraphs:
@@ -42,6 +57,11 @@ class BoardGraphs:
         self.board, self.rules = board, rules
         g = board.grid
         n = g.size
+        if n > MAX_SQUARES:  # the distance table is n² entries
+            raise ValueError(
+                f"board: {g.cols} × {g.rows} = {n} squares is more than {MAX_SQUARES}; "
+                "use a coarser grid"
+            )
         passable = board.passable
         self.steps = [
             tuple(x for x in g.neighbours(s, rules.neighbours) if passable[x]) for s in range(n)
@@ -53,9 +73,7 @@ class BoardGraphs:
                     rows.append(s)
                     cols.append(x)
         adj = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
-        d = shortest_path(adj, unweighted=True, directed=False)
-        d[~np.isfinite(d)] = FAR
-        self.dist = d.astype(np.int32)
+        self.dist = _distances(adj, n)
         # The van's one-action destinations: 1 step, 2 steps outside built-up, motorway.
         self.van_moves: list[list[tuple[int, ...]]] = []
         for s in range(n):

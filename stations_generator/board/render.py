@@ -159,7 +159,8 @@ def _draw_grid(fig, board: Board, lay: Layout) -> None:
     ax.set_xticks(np.arange(g.cols) + 0.5, cols, fontsize=fs)
     ax.set_yticks(np.arange(g.rows) + 0.5, rows, fontsize=fs)
     ax.tick_params(length=0, labeltop=True, labelright=True, pad=2)
-    ax.set_title(board.name, fontsize=11, pad=16)
+    # OSM and user text: never mathtext ("$" is a dollar, not a formula).
+    ax.set_title(board.name, fontsize=11, pad=16, parse_math=False)
 
 
 def _legend_axes(fig, rect: tuple[float, float, float, float]):
@@ -202,6 +203,7 @@ def _draw_start_legend(fig, board: Board, lay: Layout) -> None:
             f"★ {board.grid.name(s)} — {name}{extra}"[:70],
             fontsize=7.5,
             va="center",
+            parse_math=False,
         )
 
 

@@ -47,6 +47,8 @@ __all__ = [
 
 #: Hand size per player by hunt-team size (rulebook, "Setup").
 HAND_SIZES = {1: 7, 2: 4, 3: 3}
+#: The bundled card file is under 1 kB; a thousand times that is room for any deck.
+_MAX_CARD_FILE_BYTES = 1_000_000
 FUGITIVE_ACTIONS = (
     "STEP",
     "HITCHHIKE",
@@ -115,12 +117,26 @@ def load_cards(path: Path | None = None) -> tuple[CardSpec, ...]:
                 .read_text("utf-8")
             )
         else:
+            if Path(path).stat().st_size > _MAX_CARD_FILE_BYTES:
+                raise InputError(
+                    f"card file {label} is larger than {_MAX_CARD_FILE_BYTES} bytes; "
+                    "a card file is a few [[card]] tables"
+                )
             text = Path(path).read_text("utf-8")
         data = tomllib.loads(text)
     except FileNotFoundError:
         raise InputError(f"card file {label} does not exist; check the --cards path") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"card file {label} is not TOML: {str(exc).splitlines()[0]}") from None
+    except RecursionError:
+        raise InputError(
+            f"card file {label} nests arrays or tables too deeply; give [[card]] tables "
+            "as in docs/board.md"
+        ) from None
+    except OSError as exc:
+        raise InputError(
+            f"card file {label} cannot be read ({exc.strerror}); check the --cards path"
+        ) from None
     cards = data.get("card")
     if not isinstance(cards, list) or not cards:
         raise InputError(f"card file {label} has no [[card]] tables; see docs/board.md")
@@ -215,6 +231,12 @@ class BoardGame:
         self.hunters: list[int | None] = [None, None]
         self.team_actions = 0
         deck = rules.deck()
+        need = team * HAND_SIZES[team]
+        if len(deck) < need:
+            raise InputError(
+                f"the card file has {len(deck)} card(s), but a hunt team of {team} is dealt "
+                f"{team} × {HAND_SIZES[team]} = {need}; give a card file with at least {need} cards"
+            )
         self.rng.shuffle(deck)
         self.deck, self.discard = deck, []
         self.hands = [[self._draw_one() for _ in range(HAND_SIZES[team])] for _ in range(team)]

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from stations_generator.commands.options import CONTEXT, overpass_options
+from stations_generator.errors import InputError
+
+if TYPE_CHECKING:
+    from stations_generator.board.rules import Observation
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +47,7 @@ def board() -> None:
 @click.option(
     "--cols",
     type=click.IntRange(1, 702),
-    help="Columns (A…); with --rows [default: 24×36, turned for a wide area].",
+    help="Columns (A…); with --rows, at most 5000 squares [default: 24×36, turned for a wide area].",
 )
 @click.option("--rows", type=click.IntRange(1, 999), help="Rows (01…); with --cols.")
 @click.option(
@@ -322,7 +328,8 @@ def track(board_file, log_file, neighbours, cards, map_file, cap, after_turn, as
     for obs, winner in observed:
         if after_turn is not None and obs.turn > after_turn:
             break
-        t.observe(obs)
+        if not t.observe(obs):
+            raise InputError(_impossible(obs, b.grid.name, log.start))
         over = winner
     now = sorted(t.squares())
     nxt = [] if over else sorted(t.preview())
@@ -364,6 +371,17 @@ def track(board_file, log_file, neighbours, cards, map_file, cap, after_turn, as
             f"more than {cap} hypotheses were merged: the set is sound but may be larger "
             "than the exact one; raise --cap for the exact set"
         )
+
+
+def _impossible(obs: Observation, name: Callable[[int], str], start: str) -> str:
+    """The one-line error for an observation no fugitive's path can give."""
+    what = "no reveal (OFFLINE)" if obs.reveal is None else f"the reveal {name(obs.reveal)}"
+    if obs.caught:
+        what = "the capture"
+    return (
+        f"turn {obs.turn}: {what} is impossible: no legal path from {start} fits it "
+        "and the earlier turns; check the log's reveals and answers"
+    )
 
 
 @board.command(context_settings=CONTEXT)

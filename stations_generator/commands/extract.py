@@ -64,12 +64,15 @@ def index(console: Console, extract_file: Path, category_files, cache_dir: Path 
         log=log.debug,
         warn=log.warning,
     )
-    if not cache.enabled:  # pragma: no cover - the constructor always enables it
-        raise InputError("the extract cache is off; nothing to index")
     bar = console.progress(f"Indexing {extract_file.name}")
     started = time.perf_counter()
     with layers.use_cache(cache):
         count = layers.build_index(extract_file, catalogue, bar)
+    if not cache.writable:  # its folder could not be used or written (the cache warned why)
+        raise InputError(
+            f"nothing was indexed: the extract cache folder {cache.folder} cannot be used or written; "
+            "give a writable folder with --cache-dir"
+        )
     log.info(
         f"Indexed {extract_file.name}: {count} objects in "
         f"{time.perf_counter() - started:.1f} s, cached in {cache.folder}"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import sys
+import tempfile
 from pathlib import Path
 
 import click
@@ -11,6 +14,9 @@ import click
 from stations_generator.commands.console import Console
 from stations_generator.commands.options import CONTEXT, FiniteFloat, overpass_options
 from stations_generator.errors import InputError
+
+#: Seconds the requests in flight get to finish when the server is told to stop.
+GRACE_S = 2
 
 
 def _files(paths, flag: str) -> tuple[Path, ...]:
@@ -60,6 +66,14 @@ def _files(paths, flag: str) -> tuple[Path, ...]:
     show_default=True,
     help="Port to listen on (0 = any free port).",
 )
+@click.option(
+    "--allowed-host",
+    "extra_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Another host name the page may be opened as, e.g. the machine's name on the LAN "
+    "(repeatable; localhost, 127.0.0.1, ::1 and --host are always allowed).",
+)
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in the web browser.")
 @click.option("--offline", is_flag=True, help="Never fetch from Overpass or Nominatim.")
 @click.option(
@@ -83,6 +97,7 @@ def serve(
     other_files,
     host: str,
     port: int,
+    extra_hosts: tuple[str, ...],
     open_browser: bool,
     offline: bool,
     max_online_km2: float,
@@ -102,9 +117,8 @@ def serve(
         --water examples/sioux-falls/water.json \\
         --osm tests/data/osm-extracts/helsinki-centre.osm.pbf --file zones/helsinki-centre.geojson
     """
-    import uvicorn
-
     from stations_generator.serve.app import create_app
+    from stations_generator.serve.security import allowed_hosts
     from stations_generator.serve.stations import ServerConfig
 
     config = ServerConfig(
@@ -139,8 +153,63 @@ def serve(
         import webbrowser
 
         webbrowser.open(url)
-    app = create_app(config)
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning" if console.verbosity <= 0 else "info")
+    wildcard = host.strip("[]") in ("", "0.0.0.0", "::")  # noqa: S104 - compared, not bound
+    hosts = allowed_hosts(host, extra_hosts)
+    if wildcard:
+        click.echo(
+            f"On the LAN, open http://ADDRESS:{bound}/ with this machine's IP address or one "
+            f"of: {', '.join(hosts)} (more with --allowed-host NAME)",
+            err=True,
+        )
+    app = create_app(config, hosts=hosts, any_ip_host=wildcard, temp_dir=None)
+    _run(app, sock, console.verbosity)
+
+
+def _stop(signum: int, _frame: object) -> None:
+    raise _Stopped(signum)
+
+
+class _Stopped(Exception):
+    """SIGTERM, raised again by uvicorn once it has shut the app down."""
+
+
+def _run(app, sock: socket.socket, verbosity: int) -> None:
+    """Serve until Ctrl-C or SIGTERM; then stop within seconds, whatever is building.
+
+    The requests waiting for a build are answered 503 at once; uvicorn gives the others
+    :data:`GRACE_S`, then cancels them and shuts the app down (its temporary folder is
+    removed); a build still running in its worker thread cannot be interrupted, so it is
+    abandoned with the process.
+    """
+    import uvicorn
+
+    # Every temporary file of this process (extract reads, uploads) goes in the app's own
+    # folder, which the shutdown removes, whatever a build was doing.
+    tempfile.tempdir = str(app.state.temp_dir)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: object) -> None:
+            app.state.stop()  # the waiting requests are answered 503 at once
+            super().handle_exit(sig, frame)
+
+    server = Server(
+        uvicorn.Config(
+            app,
+            log_level="warning" if verbosity <= 0 else "info",
+            timeout_graceful_shutdown=GRACE_S,
+        )
     )
-    server.run(sockets=[sock])
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        server.run(sockets=[sock])
+    except (KeyboardInterrupt, _Stopped):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        app.state.close()
+    if app.state.jobs.running:
+        # A daemon thread in a Cython loop or a CP-SAT solve would stall the interpreter's
+        # exit: leave at once (everything this process wrote is written or removed).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)

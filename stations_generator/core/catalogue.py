@@ -181,6 +181,7 @@ class Catalogue:
         self._memo: dict[tuple, tuple[Category, ...]] = {}
         self._station_memo: dict[tuple, tuple[Category | None, tuple[str, ...]]] = {}
         self._keeps_memo: dict[tuple, bool] = {}
+        self._candidate_memo: dict[tuple, tuple[str, int, bool, str] | None] = {}
 
     def __contains__(self, name: object) -> bool:
         return name in self.categories
@@ -251,6 +252,21 @@ class Catalogue:
         if known is None:
             match = self._station_match(tags, self._memoised(signature, tags))
             known = _remember(self._station_memo, signature, match)
+        return known
+
+    def candidate_match(self, tags: Mapping[str, str]) -> tuple[str, int, bool, str] | None:
+        """What the candidates table takes from :meth:`station_match`: the station
+        category's name, priority and transit flag, and the subjects comma-separated;
+        None when the tags have no station category. Memoised as ``station_match``."""
+        signature = tuple(map(tags.get, self._clause_key_order))  # (as in station_match)
+        try:
+            known = self._candidate_memo.get(signature, _UNKNOWN)
+        except TypeError:  # an unhashable value: no memo
+            return _candidate_of(*self.station_match(tags))
+        if known is _UNKNOWN:
+            known = _remember(
+                self._candidate_memo, signature, _candidate_of(*self.station_match(tags))
+            )
         return known
 
     def _station_match(
@@ -345,6 +361,18 @@ class Catalogue:
     def overpass_filters(self) -> list[str]:
         """Every distinct Overpass filter of the catalogue, sorted (for one batched query)."""
         return sorted({f for cat in self.categories.values() for f in cat.overpass_filters()})
+
+
+_UNKNOWN = object()  # (not in a memo; None is a memoised answer there)
+
+
+def _candidate_of(
+    category: Category | None, subjects: tuple[str, ...]
+) -> tuple[str, int, bool, str] | None:
+    """:meth:`Catalogue.candidate_match` of a :meth:`Catalogue.station_match` answer."""
+    if category is None:
+        return None
+    return category.name, int(category.priority), bool(category.transit), ",".join(subjects)
 
 
 def _remember(memo: dict, key: tuple, value):

@@ -2,46 +2,58 @@
 
 One reader per format, each returning parsed GeoJSON (a FeatureCollection) that
 :func:`stations_generator.formats.playarea.parse_polygons` then checks and repairs the same way
-whatever the format:
+whatever the format (areas across ±180° included):
 
 * GeoJSON (``.geojson``, ``.json``) — the JSON reader of :mod:`stations_generator.formats.jsonio`;
 * KML (``.kml``; Google My Maps, Google Earth) and KMZ (``.kmz``, a zip holding a KML):
   Polygon, LineString, LinearRing and Point placemarks, MultiGeometry of them;
 * GPX (``.gpx``): tracks and routes as lines (a closed track is the polygon it encloses),
   waypoints as points;
-* anything GDAL reads through pyogrio (``.shp`` shapefiles, ``.gpkg`` GeoPackages,
-  ``.fgb``, ``.gml``, ``.sqlite``, zipped shapefiles), reprojected to WGS84.
+* through GDAL (:mod:`.ogr_files`): ESRI shapefiles (``.shp`` with its side files, or
+  zipped), GeoPackages (``.gpkg``) and FlatGeobuf (``.fgb``), reprojected to WGS84.
 
-A file's format is told by its name, then by its first bytes (``<`` = XML, ``PK`` = zip).
-Points in a KML or GPX holding a polygon or line too (pins next to the outline) are
-ignored with a warning; without one they are refused as in GeoJSON.
+A file's format is told by its first bytes, whatever its name says: a shapefile,
+GeoPackage or FlatGeobuf by its magic number, ``PK`` a zip, ``<`` XML (KML or GPX by
+its root element), else JSON. Nothing else reaches GDAL: a VRT, GML, MapInfo
+(``.tab``, ``.mif``) or SpatiaLite file is refused with a message, since GDAL's readers
+of them open other files and URLs the file names. XML and zips are read within bounds
+(:mod:`.xmlread`, :mod:`.zipread`). Points in a KML or GPX holding a polygon or line
+too (pins next to the outline) are ignored with a warning; without one they are
+refused as in GeoJSON.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import math
-import zipfile
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
 from stations_generator.errors import InputError
-from stations_generator.formats import jsonio
+from stations_generator.formats import jsonio, ogr_files, zipread
+from stations_generator.formats.xmlread import MAX_XML_BYTES, parse_xml
 
 Warn = Callable[[str], None]
 
 #: Largest play-area file read (and largest KML unpacked from a KMZ).
 MAX_AREA_FILE_BYTES = 256 * 1024**2
+#: Most points in a KML or GeoJSON play area (an outline of 500,000 points is about 15 MB of KML).
+MAX_POSITIONS = 500_000
+#: Largest GeoJSON play area (as :data:`.xmlread.MAX_XML_BYTES`) and most arrays and objects
+#: in it: a position is one array; the rest leaves room for features and their rings.
+MAX_JSON_BYTES = MAX_XML_BYTES
+MAX_JSON_NODES = MAX_POSITIONS + 100_000
 JSON_SUFFIXES = (".geojson", ".json")
 KML_SUFFIXES = (".kml",)
 KMZ_SUFFIXES = (".kmz",)
 GPX_SUFFIXES = (".gpx",)
-#: Read through pyogrio (GDAL); ``.zip`` is a zipped shapefile.
-OGR_SUFFIXES = (".shp", ".gpkg", ".fgb", ".gml", ".sqlite", ".zip", ".tab", ".mif")
+#: Formats GDAL reads that are not read here (they can point at other files or URLs).
+REFUSED_SUFFIXES = (".gml", ".sqlite", ".tab", ".mif", ".vrt")
 FORMATS = "GeoJSON, KML/KMZ, GPX, a shapefile (.shp) or a GeoPackage (.gpkg)"
+_HEAD_BYTES = 4096
+_TUPLE = re.compile(r"\S+")
 
 
 def read_area_file(path: Path, label: str, warn: Warn = lambda _m: None) -> dict:
@@ -58,40 +70,107 @@ def read_area_file(path: Path, label: str, warn: Warn = lambda _m: None) -> dict
     Raises
     ------
     InputError
-        Missing, a folder, empty, too large, or not a readable file of its format.
+        Missing, a folder, empty, too large, not a readable file of its format, or a
+        format that is not read (see the module docstring).
     """
     path = Path(path)
     name = path.name.lower()
     if name.endswith(JSON_SUFFIXES):
         return _json(path, label, "GeoJSON", "give a GeoJSON file (.geojson) saved as UTF-8")
+    head, size = _head(path, label)
+    driver = ogr_files.sniff(head)
+    if driver is not None:
+        return _gis(ogr_files.read_gis(path, driver, label), label)
+    if head[:2] == b"PK" or name.endswith(KMZ_SUFFIXES + (".zip",)):
+        return _zip(path, label, warn)
+    xml = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"<"
+    if name.endswith(KML_SUFFIXES + GPX_SUFFIXES) or xml:
+        root = parse_xml(_chunks(path, label, size), label)
+        return _xml(root, label, warn, name.endswith(KML_SUFFIXES))
+    if name.endswith(REFUSED_SUFFIXES + (".shp", ".gpkg", ".fgb")):
+        raise InputError(
+            f"{label} is {ogr_files.what_it_is(head)}: not a shapefile, GeoPackage or "
+            f"FlatGeobuf; give {FORMATS}"
+        )
+    return _json(path, label)
+
+
+def _head(path: Path, label: str) -> tuple[bytes, int]:
+    """The file's first bytes and size; a missing, folder, empty or huge file is refused."""
     if not path.exists():
         raise InputError(f"{label} does not exist; check the path")
     if path.is_dir():
         raise InputError(f"{label} is a folder, not a play-area file ({FORMATS})")
-    if name.endswith(".zip"):
-        try:
-            entries = [n.lower() for n in zipfile.ZipFile(path).namelist()]
-        except (zipfile.BadZipFile, OSError) as exc:
-            raise InputError(f"{label} is not a readable zip file: {exc}") from None
-        if not any(n.endswith(".shp") for n in entries) and any(
-            n.endswith(".kml") for n in entries
-        ):
-            return _kml(_kmz_document(_read_bytes(path, label), label), label, warn)  # a KMZ
-    if name.endswith(OGR_SUFFIXES):
-        return _ogr(path, label)
-    raw = _read_bytes(path, label)
-    if name.endswith(KMZ_SUFFIXES) or raw[:2] == b"PK":
-        return _kml(_kmz_document(raw, label), label, warn)
-    if name.endswith(KML_SUFFIXES) or name.endswith(GPX_SUFFIXES) or raw.lstrip()[:1] == b"<":
-        root = _xml_root(raw, label)
-        if _local(root.tag) == "gpx":
-            return _gpx(root, label, warn)
-        if _local(root.tag) == "kml" or name.endswith(KML_SUFFIXES):
-            return _kml(root, label, warn)
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as f:
+            head = f.read(_HEAD_BYTES)
+    except OSError as exc:
+        raise InputError(f"cannot read {label}: {exc.strerror or exc}") from None
+    if size > MAX_AREA_FILE_BYTES:
         raise InputError(
-            f"{label} is XML with a <{_local(root.tag)}> root, neither KML nor GPX; give {FORMATS}"
+            f"{label} is {size / 1024**2:.0f} MiB, more than the "
+            f"{MAX_AREA_FILE_BYTES / 1024**2:.0f} MiB accepted for a play area"
         )
-    return _json(path, label)
+    if not head.strip() and size <= _HEAD_BYTES:
+        raise InputError(f"{label} is empty; export the play area again ({FORMATS})")
+    return head, size
+
+
+def _chunks(path: Path, label: str, size: int) -> Iterator[bytes]:
+    if size > MAX_XML_BYTES:
+        raise InputError(
+            f"{label} is {size / 1024**2:.0f} MiB of XML, more than the "
+            f"{MAX_XML_BYTES / 1024**2:.0f} MiB a play area needs; simplify the outline"
+        )
+    try:
+        with path.open("rb") as f:
+            while chunk := f.read(zipread.CHUNK_BYTES):
+                yield chunk
+    except OSError as exc:
+        raise InputError(f"cannot read {label}: {exc.strerror or exc}") from None
+
+
+def _zip(path: Path, label: str, warn: Warn) -> dict:
+    """A KMZ (a zip holding a KML) or a zipped shapefile."""
+    kmz = path.name.lower().endswith(KMZ_SUFFIXES)
+    with zipread.open_zip(path, label, "KMZ (zip)" if kmz else "zip") as archive:
+        names = [n.lower() for n in archive.namelist()]
+        if any(n.endswith(".shp") for n in names) and not kmz:
+            data = ogr_files.zipped_shapefile(archive, label)
+            return _gis(ogr_files.read_bytes(data, ogr_files.SHAPEFILE, label), label)
+        kmls = [i for i in archive.infolist() if i.filename.lower().endswith(".kml")]
+        if not kmls:
+            raise InputError(
+                f"{label} is a zip holding no .kml file and no shapefile; export it as KMZ or "
+                "KML, or zip the shapefile's .shp, .shx, .dbf and .prj"
+            )
+        entry = next((i for i in kmls if i.filename == "doc.kml"), kmls[0])
+        where = f"{label} ({entry.filename})"
+        root = parse_xml(zipread.iter_member(archive, entry, MAX_XML_BYTES, label), where)
+    return _kml(root, where, warn)
+
+
+def _xml(root: ET.Element, label: str, warn: Warn, kml_name: bool) -> dict:
+    kind = _local(root.tag)
+    if kind == "gpx":
+        return _gpx(root, label, warn)
+    if kind == "kml" or kml_name:
+        return _kml(root, label, warn)
+    what = (
+        "a GDAL VRT (a file pointing at other files)"
+        if kind == "OGRVRTDataSource"
+        else ("GML" if kind == "FeatureCollection" else f"XML with a <{kind}> root")
+    )
+    raise InputError(f"{label} is {what}, neither KML nor GPX, and is not read; give {FORMATS}")
+
+
+def _gis(found: list[tuple[dict, str | None]], label: str) -> dict:
+    if not found:
+        raise InputError(
+            f"{label} is empty: it holds no feature with a geometry; draw the play area as a polygon"
+        )
+    return {"type": "FeatureCollection", "features": [_feature(g, None) for g, _ in found]}
 
 
 def _json(
@@ -100,23 +179,29 @@ def _json(
     what: str = "a play-area file",
     fix: str = f"give {FORMATS}, saved as UTF-8",
 ) -> Any:
-    return jsonio.read_json_file(path, what, label=label, limit=MAX_AREA_FILE_BYTES, fix=fix)
+    if path.is_file() and path.stat().st_size <= MAX_JSON_BYTES:
+        _check_json_nodes(path, label)
+    return jsonio.read_json_file(path, what, label=label, limit=MAX_JSON_BYTES, fix=fix)
 
 
-def _read_bytes(path: Path, label: str) -> bytes:
+def _check_json_nodes(path: Path, label: str) -> None:
+    """Refuse JSON of more arrays and objects than a play area has, before parsing it.
+
+    Each ``[`` or ``{`` costs a Python list or dict once parsed (a position ~200 bytes
+    all told); counting them in the bytes bounds the memory the parse can take.
+    """
+    nodes = 0
     try:
-        size = path.stat().st_size
-        if size > MAX_AREA_FILE_BYTES:
-            raise InputError(
-                f"{label} is {size / 1024**2:.0f} MiB, more than the "
-                f"{MAX_AREA_FILE_BYTES / 1024**2:.0f} MiB accepted for a play area"
-            )
-        raw = path.read_bytes()
+        with path.open("rb") as f:
+            while chunk := f.read(zipread.CHUNK_BYTES):
+                nodes += chunk.count(b"[") + chunk.count(b"{")
+                if nodes > MAX_JSON_NODES:
+                    raise InputError(
+                        f"{label} holds more than {MAX_POSITIONS:,} points, more than a play "
+                        "area needs; simplify the outline and export it again"
+                    )
     except OSError as exc:
         raise InputError(f"cannot read {label}: {exc.strerror or exc}") from None
-    if not raw.strip():
-        raise InputError(f"{label} is empty; export the play area again ({FORMATS})")
-    return raw
 
 
 # --------------------------------------------------------------------------- XML
@@ -124,20 +209,6 @@ def _read_bytes(path: Path, label: str) -> bytes:
 
 def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
-
-
-def _xml_root(raw: bytes, label: str) -> ET.Element:
-    # Entity declarations are what XML bombs are made of; no map app writes them.
-    if b"<!ENTITY" in raw:
-        raise InputError(f"{label} declares XML entities, which are not accepted; export it again")
-    try:
-        return ET.fromstring(raw)
-    except ET.ParseError as exc:
-        line, column = exc.position
-        raise InputError(
-            f"{label} is not valid XML (line {line}, column {column + 1}); export it again as "
-            "KML or GPX"
-        ) from None
 
 
 def _children(element: ET.Element, name: str) -> list[ET.Element]:
@@ -157,30 +228,13 @@ def _number(text: str, label: str, where: str) -> float:
 # --------------------------------------------------------------------------- KML
 
 
-def _kmz_document(raw: bytes, label: str) -> ET.Element:
-    """The KML inside a KMZ: ``doc.kml`` if present, else its first ``.kml`` entry."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(raw))
-        names = [n for n in archive.namelist() if n.lower().endswith(".kml")]
-        if not names:
-            raise InputError(f"{label} is a zip holding no .kml file; export it as KMZ or KML")
-        entry = archive.getinfo("doc.kml" if "doc.kml" in names else names[0])
-        if entry.file_size > MAX_AREA_FILE_BYTES:
-            raise InputError(f"{label}: its {entry.filename} unpacks to more than 256 MiB")
-        data = archive.read(entry)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, KeyError) as exc:
-        raise InputError(f"{label} is not a readable KMZ (zip) file: {exc}") from None
-    if not data.strip():
-        raise InputError(f"{label}: its {entry.filename} is empty; export the play area again")
-    return _xml_root(data, f"{label} ({entry.filename})")
-
-
 def _kml_positions(element: ET.Element | None, label: str, where: str) -> list[list[float]]:
     coords = None if element is None else next(iter(_descendants(element, "coordinates")), None)
     if coords is None or not (coords.text or "").strip():
         raise InputError(f"{label}: {where} has no coordinates; draw it again")
     out = []
-    for k, tuple_text in enumerate(coords.text.split(), 1):
+    for k, match in enumerate(_TUPLE.finditer(coords.text), 1):
+        tuple_text = match.group()
         parts = tuple_text.split(",")
         if len(parts) < 2:
             raise InputError(
@@ -213,6 +267,7 @@ def _kml_geometries(element: ET.Element, label: str, where: str) -> list[dict]:
 
 
 def _kml(root: ET.Element, label: str, warn: Warn) -> dict:
+    _check_positions(root, label)
     features = []
     placemarks = _descendants(root, "Placemark")
     for number, placemark in enumerate(placemarks, 1):
@@ -227,6 +282,18 @@ def _kml(root: ET.Element, label: str, warn: Warn) -> dict:
             "export it again"
         )
     return _collection(features, label, "placemark", warn)
+
+
+def _check_positions(root: ET.Element, label: str) -> None:
+    """Refuse a KML of more than :data:`MAX_POSITIONS` points before reading any."""
+    total = 0
+    for coords in _descendants(root, "coordinates"):
+        total += sum(1 for _ in _TUPLE.finditer(coords.text or ""))
+        if total > MAX_POSITIONS:
+            raise InputError(
+                f"{label} holds more than {MAX_POSITIONS:,} points, more than a play area "
+                "needs; simplify the outline and export it again"
+            )
 
 
 def _feature(geometry: dict, name: str | None) -> dict:
@@ -283,69 +350,3 @@ def _gpx(root: ET.Element, label: str, warn: Warn) -> dict:
     for position in _gpx_points(root, "wpt", label, "waypoints"):
         features.append(_feature({"type": "Point", "coordinates": position}, None))
     return _collection(features, label, "track, route or waypoint", warn)
-
-
-# --------------------------------------------------------------------------- GDAL
-
-
-def _ogr(path: Path, label: str) -> dict:
-    """Every layer's features, reprojected to WGS84, as a FeatureCollection."""
-    import pyogrio
-    import shapely
-
-    target = f"/vsizip/{path}" if path.name.lower().endswith(".zip") else str(path)
-    try:
-        layers = [str(row[0]) for row in pyogrio.list_layers(target)]
-        features = []
-        for layer in layers:
-            info = pyogrio.read_info(target, layer=layer)
-            if info.get("geometry_type") in (None, "None"):
-                continue  # an attribute table, no geometry
-            _meta, _fids, geometries, _fields = pyogrio.raw.read(target, layer=layer)
-            crs = info.get("crs")
-            geoms = shapely.from_wkb([g for g in geometries if g is not None])
-            if crs and not _is_wgs84(crs):
-                geoms = _to_wgs84(geoms, crs, label)
-            for geom in geoms:
-                if geom is not None and not geom.is_empty:
-                    features.append(_feature(json.loads(shapely.to_geojson(geom)), None))
-    except InputError:
-        raise
-    except Exception as exc:  # GDAL's errors: a missing .shx, a damaged file…
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        text = text.split("; It might help")[0].replace(f"'{target}' ", "").replace(target, label)
-        raise InputError(
-            f"cannot read {label} as a GIS file: {text.rstrip('.')}; give {FORMATS}"
-        ) from None
-    if not features:
-        raise InputError(
-            f"{label} is empty: it holds no feature with a geometry; draw the play area as a polygon"
-        )
-    return {"type": "FeatureCollection", "features": features}
-
-
-def _is_wgs84(crs: str) -> bool:
-    from pyproj import CRS
-
-    return CRS.from_user_input(crs).equals(CRS.from_epsg(4326), ignore_axis_order=True)
-
-
-def _to_wgs84(geoms, crs: str, label: str):
-    import shapely
-    from pyproj import Transformer
-
-    try:
-        transformer = Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
-    except Exception:  # an unknown CRS
-        raise InputError(
-            f"{label}: its coordinate system ({crs}) cannot be converted to WGS84; export it "
-            "in EPSG:4326"
-        ) from None
-    return [shapely.transform(g, lambda xy: _xy(transformer, xy)) for g in geoms]
-
-
-def _xy(transformer, xy):
-    import numpy as np
-
-    x, y = transformer.transform(xy[:, 0], xy[:, 1])
-    return np.column_stack([x, y])

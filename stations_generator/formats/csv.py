@@ -10,7 +10,7 @@ import csv
 import io
 import operator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from stations_generator.formats.atomic import atomic_write_text
 from stations_generator.formats.geojson import STATION_PROPERTIES, StationRecord, station_records
@@ -103,14 +103,19 @@ def stations_csv(
     writer.writerow(PEER_COLUMNS)
     if records is None:
         records = station_records(stations, STATION_PROPERTIES)
-    take = operator.itemgetter(*(_FIELD_FOR_COLUMN[c] for c in _PROPERTY_COLUMNS))
-    degrees = _degrees
-    for record in records:
-        row = list(take(record.properties))  # (csv writes None as an empty cell)
-        row.insert(_LATITUDE_AT, degrees(record.lat_raw))
-        row.insert(_LONGITUDE_AT, degrees(record.lon_raw))
-        writer.writerow(row)
+    writer.writerows(map(_row, records))
     return buffer.getvalue()
+
+
+_TAKE = operator.itemgetter(*(_FIELD_FOR_COLUMN[c] for c in _PROPERTY_COLUMNS))
+
+
+def _row(record: StationRecord) -> list[Any]:
+    """One station's cells, in :data:`PEER_COLUMNS` order."""
+    row = list(_TAKE(record.properties))  # (csv writes None as an empty cell)
+    row.insert(_LATITUDE_AT, _degrees(record.lat_raw))
+    row.insert(_LONGITUDE_AT, _degrees(record.lon_raw))
+    return row
 
 
 def write_stations_csv(path: Path, stations: pd.DataFrame) -> None:

@@ -393,7 +393,14 @@ def _bbox(features: Sequence[Mapping[str, Any]]) -> list[float] | None:
         geometry = feature.get("geometry")
         if geometry is None:
             continue
-        for position in _positions(geometry.get("coordinates")):
+        coordinates = geometry.get("coordinates")
+        if type(coordinates) is list and len(coordinates) == 2:  # a station's point, mostly
+            lon, lat = coordinates
+            if type(lon) is float and type(lat) is float:
+                lons.append(lon)
+                lats.append(lat)
+                continue
+        for position in _positions(coordinates):
             lons.append(position[0])
             lats.append(position[1])
     if not lons:
@@ -506,8 +513,13 @@ def candidates_feature_collection(
 # --------------------------------------------------------------------------- output
 
 
+# The settings of every value written; one encoder for all (json.dumps makes one a call,
+# 13,600 calls for the features of a large map).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _ENCODER.encode(value)
 
 
 def dumps_geojson(obj: Mapping[str, Any]) -> str:
@@ -537,14 +549,17 @@ def dumps_geojson(obj: Mapping[str, Any]) -> str:
     features = obj.get("features")
     if obj.get("type") != "FeatureCollection" or not isinstance(features, list):
         return _compact(obj) + "\n"
-    members: list[str] = []
+    # The pieces joined once: the text of a large map is MBs, and each concatenation
+    # copies it all.
+    pieces: list[str] = []
     for key, value in obj.items():
-        if key == "features":
-            body = "[\n" + ",\n".join(_compact(f) for f in value) + "\n]" if value else "[]"
+        pieces += (",\n" if pieces else "{", _compact(key), ":")
+        if key == "features" and value:
+            pieces += ("[\n", ",\n".join(map(_compact, value)), "\n]")
         else:
-            body = _compact(value)
-        members.append(f"{_compact(key)}:{body}")
-    return "{" + ",\n".join(members) + "}\n"
+            pieces.append("[]" if key == "features" else _compact(value))
+    pieces.append("}\n")
+    return "".join(pieces)
 
 
 def write_geojson(path: Path, obj: Mapping[str, Any]) -> None:

@@ -391,7 +391,17 @@ def _relevance(failure: _Failure) -> tuple:
 
 
 def _json_path(prefix: str, path: tuple) -> str:
-    return prefix + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+    return prefix + "".join(map(_path_step, path))
+
+
+def _path_step(key: Any) -> str:
+    """``[3]`` for an index, ``.name`` for a plain key, else the key JSON-quoted in brackets
+    (a key from a file may hold a newline or anything else: the message stays one line)."""
+    if isinstance(key, int):
+        return f"[{key}]"
+    if str(key).isidentifier():
+        return f".{key}"
+    return "[" + json.dumps(str(key)) + "]"
 
 
 def _position_message(level: int, value: Any) -> str:

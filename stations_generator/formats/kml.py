@@ -166,7 +166,13 @@ def _category_rgb(category: str) -> str:
 
 
 def _number(value: float) -> str:
-    text = f"{round_coord(value):.7f}".rstrip("0").rstrip(".")
+    return _rounded_number(round_coord(value))
+
+
+def _rounded_number(value: float) -> str:
+    """:func:`_number` of a value :func:`round_coord` has rounded already (a station
+    record's lon and lat: rounding again changes nothing)."""
+    text = f"{value:.7f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 
@@ -266,16 +272,14 @@ def _osm_url(props: dict[str, Any]) -> str | None:
 
 def _description(props: dict[str, Any]) -> str:
     category = str(props.get("category") or "unknown").replace("_", " ")
-    lines = [
-        f"Category: {category}",
-        f"Wait: {_wait_text(props)}",
-        f"Open during play: {props.get('open_during_play') or 'unknown'}",
-        f"Opening hours: {props.get('opening_hours') or 'not in OSM'}",
-    ]
+    text = (
+        f"Category: {category}\n"
+        f"Wait: {_wait_text(props)}\n"
+        f"Open during play: {props.get('open_during_play') or 'unknown'}\n"
+        f"Opening hours: {props.get('opening_hours') or 'not in OSM'}"
+    )
     url = _osm_url(props)
-    if url:
-        lines.append(f"OpenStreetMap: {url}")
-    return "\n".join(lines)
+    return f"{text}\nOpenStreetMap: {url}" if url else text
 
 
 def _placemark_name(props: dict[str, Any]) -> str:
@@ -315,24 +319,47 @@ def _placemark_template(pad: str) -> str:
 _PLAIN_NUMBERS = (int, float, bool)  # their text never needs escaping
 
 
-def _station_placemark(out: _Lines, record: StationRecord) -> None:
-    props = record.properties
-    slug = _category_slug(str(props.get("category") or ""))
-    values = [
-        "" if (value := props.get(field)) is None
+def _escaped(texts: list[str]) -> list[str]:
+    """:func:`_esc` of each text; one test of them all when none needs a change (the
+    common case: printable lines without ``&``, ``<`` or ``>``)."""
+    joined = "".join(texts)
+    if "&" not in joined and "<" not in joined and ">" not in joined:
+        if joined.isprintable() or joined.replace("\n", "").isprintable():
+            return texts
+    return [_esc(text) for text in texts]
+
+
+def _field_texts(values: list[Any]) -> list[str]:
+    """The ExtendedData text of each value of one station property: nothing for None,
+    numbers as ``str`` gives them, anything else escaped."""
+    kinds = set(map(type, values))
+    if kinds <= {str}:
+        return _escaped(values)
+    if kinds <= set(_PLAIN_NUMBERS):
+        return list(map(str, values))
+    return [
+        "" if value is None
         else str(value) if type(value) in _PLAIN_NUMBERS
         else _esc(value)
-        for field in STATION_PROPERTIES
+        for value in values
     ]  # fmt: skip
-    out.lines.append(
-        _placemark_template("  " * out.level).format(
-            _esc(_placemark_name(props)),
-            _esc(_description(props)),
-            f"#cat-{slug}",  # (a slug is letters, digits, "_", "." and "-")
-            *values,
-            f"{_number(record.lon)},{_number(record.lat)}",
-        )
-    )
+
+
+def _station_placemarks(pad: str, records: list[StationRecord]) -> list[str]:
+    """Each station's Placemark text at indent ``pad``, made column by column (each
+    property's texts escaped together: one test for a column that needs nothing)."""
+    props = [record.properties for record in records]
+    fields = [_field_texts([p.get(field) for p in props]) for field in STATION_PROPERTIES]
+    names = _escaped([_placemark_name(p) for p in props])
+    descriptions = _escaped([_description(p) for p in props])
+    # (a slug is letters, digits, "_", "." and "-")
+    styles = [f"#cat-{_category_slug(str(p.get('category') or ''))}" for p in props]
+    points = [f"{_rounded_number(r.lon)},{_rounded_number(r.lat)}" for r in records]
+    template = _placemark_template(pad)
+    return [
+        template.format(*texts)
+        for texts in zip(names, descriptions, styles, *fields, points, strict=True)
+    ]
 
 
 def _cluster_label(cluster: Any) -> str:
@@ -393,7 +420,8 @@ def stations_kml(
     _cluster_folders(out, records)
     out.close("Document")
     out.close("kml")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + "\n".join(out.lines) + "\n"
+    # One join (the text of a large map is tens of MB: each concatenation copies it all).
+    return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>', *out.lines, ""])
 
 
 def _document_styles(out: _Lines, records: list[StationRecord]) -> None:
@@ -437,14 +465,14 @@ def _cluster_folders(out: _Lines, records: list[StationRecord]) -> None:
     # Records are ordered by (cluster_id, id): each cluster's stations are contiguous.
     # The old tree writer appended a station to its cluster's folder wherever it came,
     # so group by first appearance to keep that order in every case.
-    groups: dict[Any, list[StationRecord]] = {}
-    for record in records:
-        groups.setdefault(record.properties.get("cluster_id"), []).append(record)
+    texts = _station_placemarks("  " * (out.level + 1), records)  # (inside a Folder)
+    groups: dict[Any, list[str]] = {}
+    for record, text in zip(records, texts, strict=True):
+        groups.setdefault(record.properties.get("cluster_id"), []).append(text)
     for cluster, members in groups.items():
         out.open("Folder")
         out.leaf("name", _cluster_label(cluster))
-        for record in members:
-            _station_placemark(out, record)
+        out.lines.extend(members)
         out.close("Folder")
 
 

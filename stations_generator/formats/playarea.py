@@ -28,6 +28,12 @@ from shapely.geometry import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
+from stations_generator.core.geo.antimeridian import (
+    centre_lon,
+    crosses_antimeridian,
+    split_antimeridian,
+    to_window,
+)
 from stations_generator.core.geo.geodesy import GEOD, geodesic_area_km2
 from stations_generator.errors import InputError, NoDataError
 from stations_generator.formats import jsonio, schemas
@@ -87,6 +93,39 @@ def _km2(km2: float) -> str:
     return f"{km2:.3g} km²" if km2 >= 0.01 else f"{km2 * 1e6:.3g} m²"
 
 
+def _unwrapped(positions: list, what: str, source: str) -> list:
+    """The ring with its longitudes made continuous across ±180° (else unchanged).
+
+    A step of more than 180° of longitude between two points is read as the short way
+    across the antimeridian, as Google Earth draws it (a KML or GPX outline around
+    Fiji runs 179.9°, -179.9°…); the ring then runs past 180° and the area is cut there
+    afterwards (RFC 7946). A ring whose steps add up to a whole turn goes around a pole.
+    """
+    lons = np.array([float(p[0]) for p in positions])
+    if len(lons) < 2:
+        return positions
+    ends = np.append(lons, lons[0])
+    steps = np.diff(ends)  # (with the step back to the start)
+    wrapped = (steps + 180.0) % 360.0 - 180.0
+    if abs(float(wrapped.sum())) > 180.0:
+        lats = [float(p[1]) for p in positions]
+        raise InputError(_pole_message(source, what, sum(lats) > 0))
+    # A step along a map edge (from -180° to 180°, as in a band drawn up to a pole) is no jump.
+    edge = (np.abs(ends[:-1]) == 180.0) & (np.abs(ends[1:]) == 180.0)
+    if not ((np.abs(steps) > 180.0) & ~edge).any():
+        return positions
+    steps = np.where(edge, steps, wrapped)
+    moved = lons[0] + np.concatenate([[0.0], np.cumsum(steps[:-1])])
+    return [[float(x), *p[1:]] for x, p in zip(moved, positions, strict=True)]
+
+
+def _pole_message(source: str, what: str, north: bool) -> str:
+    return (
+        f"{source}: {what} encloses the {'North' if north else 'South'} Pole; a play area "
+        "cannot contain a pole: draw an area that stays clear of it"
+    )
+
+
 def _closed_ring(
     positions: list, what: str, source: str, warn: Warn, then: str = ""
 ) -> list[tuple[float, float]]:
@@ -142,7 +181,8 @@ def _distance_m(a: BaseGeometry, b: BaseGeometry) -> float:
 
 def _polygon(rings: list[list], label: str, source: str, warn: Warn) -> list[Polygon]:
     """One GeoJSON polygon (outer ring + holes) as valid polygons; each repair is reported."""
-    shell_ring = _closed_ring(rings[0], f"{label}, outer ring", source, warn)
+    what = f"{label}, outer ring"
+    shell_ring = _closed_ring(_unwrapped(rings[0], what, source), what, source, warn)
     shell = Polygon(shell_ring)
     if not shell.is_valid:
         parts = _polygonal_parts(shapely.make_valid(shell))
@@ -159,8 +199,8 @@ def _polygon(rings: list[list], label: str, source: str, warn: Warn) -> list[Pol
     cuts = []
     for number, positions in enumerate(rings[1:], 1):
         what = f"{label}, hole {number}"
-        ring = _closed_ring(positions, what, source, warn)
-        hole = Polygon(ring)
+        ring = _closed_ring(_unwrapped(positions, what, source), what, source, warn)
+        hole = to_window(Polygon(ring), centre_lon(shell))
         if not hole.is_valid:
             hole = shapely.union_all(_polygonal_parts(shapely.make_valid(hole)))
         if hole.is_empty or hole.area == 0:
@@ -207,6 +247,7 @@ def _as_polygons(raw: dict, number: int, source: str, warn: Warn) -> list[Polygo
         for k, line in enumerate(lines, 1):
             what = f"LineString {number}" + (f" part {k}" if kind != "LineString" else "")
             closed = len(line) >= 2 and list(line[0][:2]) == list(line[-1][:2])
+            line = _unwrapped(line, what, source)
             ring = _closed_ring(line, what, source, warn, " and read it as the polygon it encloses")
             if closed:
                 warn(f"{source}: read a closed LineString as the polygon it encloses")
@@ -268,6 +309,10 @@ def parse_polygons(
     if not parts:
         raise InputError(f"{source} has no polygon; draw the play area as a Polygon")
     area = shapely.union_all(parts)
+    if area.bounds[3] >= 90.0 or area.bounds[1] <= -90.0:
+        raise InputError(_pole_message(source, "the area", area.bounds[3] >= 90.0))
+    if crosses_antimeridian(area):  # (an outline drawn across ±180°) cut there, RFC 7946
+        area = split_antimeridian(area)
     if len(parts) > 1 and sum(p.area for p in parts) > area.area * (1 + 1e-9):
         warn(f"{source}: its {len(parts)} polygons overlap; merged them into one area")
     if area.is_empty or area.area == 0:

@@ -228,7 +228,7 @@ def _cached(path: Path, name: str, index) -> list:
     if columns is not None:
         try:
             value = _value(name, columns)
-        except (CacheEntryError, KeyError, ValueError, TypeError) as exc:
+        except (CacheEntryError, LookupError, ValueError, TypeError, AttributeError) as exc:
             cache.drop(key, f"invalid ({exc})")
         else:
             _MEMO[memo] = value

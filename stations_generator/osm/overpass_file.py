@@ -6,7 +6,9 @@ shapes of nearly every POI; any other file is streamed with ijson, in chunks, an
 each kept element is checked against
 :data:`~stations_generator.formats.schemas.OVERPASS_ELEMENT` (a fast sufficient test
 first, the JSON Schema only for what it does not pass). The result is ready for
-:mod:`stations_generator.osm.overpass_json`.
+:mod:`stations_generator.osm.overpass_json`. :func:`read_overpass_elements` gives
+what that module then makes of it (records and water), and for an ordinary file
+checks, keeps and converts each element in one loop.
 """
 
 from __future__ import annotations
@@ -14,13 +16,18 @@ from __future__ import annotations
 import collections
 import json
 import math
+import operator
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from stations_generator.core.elements import OsmElement
 from stations_generator.errors import InputError
 from stations_generator.formats import jsonio, schemas
-from stations_generator.osm.overpass_json import one_line, runtime_error
+from stations_generator.osm.overpass_json import one_line, parse_overpass, runtime_error
+
+if TYPE_CHECKING:
+    from shapely.geometry import Polygon
 
 __all__ = [
     "MAX_KEPT_ELEMENTS",
@@ -28,6 +35,7 @@ __all__ = [
     "WHOLE_PARSE_MAX_BYTES",
     "OverpassJSON",
     "has_geometry",
+    "read_overpass_elements",
     "read_overpass_json_file",
 ]
 
@@ -348,8 +356,10 @@ def _read_streamed(path: Path, keep: Callable[[dict[str, Any]], bool] | None) ->
             f"{path} is not an Overpass JSON response (a JSON object without an 'elements' "
             'list); expected {"elements": [...]} or a list of {"type", "id", ...} objects'
         )
-    remark = _trailing_members(reader.tail).get("remark")
-    if remark is not None:
+    # Overpass writes its remark after the elements; one written before them counts too.
+    for remark in (_leading_remark(path), _trailing_members(reader.tail).get("remark")):
+        if remark is None:
+            continue
         out["remark"] = remark
         problem = runtime_error(out)
         if problem is not None:
@@ -370,6 +380,13 @@ def _read_whole(path: Path, keep: Callable[[dict[str, Any]], bool] | None) -> Ov
     alike, so the result is the same; anything else (errors included, which the
     streaming reader words) gives None, and the file is streamed instead.
     """
+    elements = _whole_elements(path)
+    return None if elements is None else _kept_whole(elements, keep)
+
+
+def _whole_elements(path: Path) -> list[Any] | None:
+    """The element list of an ordinary file (see :func:`_read_whole`) parsed whole, or None
+    (its elements not checked yet)."""
     import orjson
 
     try:
@@ -378,26 +395,36 @@ def _read_whole(path: Path, keep: Callable[[dict[str, Any]], bool] | None) -> Ov
         return None
 
     # A member no simple element has (geometries, bounds, node lists, relations) or a
-    # byte-order mark: stream it at once rather than parse it twice.
-    if content.startswith(b"\xef\xbb\xbf") or any(m in content for m in _NOT_SIMPLE):
+    # byte-order mark: stream it at once rather than parse it twice. Only the first and
+    # last chunks are searched (each search of the whole costs ~0.4 ms a MB): such
+    # members are in every element of an ``out geom`` or ``out body`` file, and in the
+    # last ones of POIs fetched with their water; a file that holds them only in its
+    # middle is parsed, found out by the element checks, and streamed.
+    head, tail = content[:_CHUNK], content[-_CHUNK:]
+    if content.startswith(b"\xef\xbb\xbf") or any(m in head or m in tail for m in _NOT_SIMPLE):
         return None
     try:
         data = orjson.loads(content)
     except orjson.JSONDecodeError:
         return None
     if type(data) is list:
-        elements = data
-    elif (
+        return data
+    if (
         type(data) is dict
         and type(data.get("elements")) is list
         and "remark" not in data
         # Streamed, a repeated top-level "elements" yields the items of every copy.
         and content.count(b'"elements"') == 1
     ):
-        elements = data["elements"]
-    else:
-        return None
-    del data, content
+        return data["elements"]
+    return None
+
+
+def _kept_whole(
+    elements: list[Any], keep: Callable[[dict[str, Any]], bool] | None
+) -> OverpassJSON | None:
+    """The elements of :func:`_whole_elements` that ``keep`` wants, or None unless every
+    element is simply valid (and not too many are kept)."""
     kept: list[dict[str, Any]] = []
     for element in elements:
         if type(element) is not dict or not _simply_valid(element):
@@ -409,6 +436,116 @@ def _read_whole(path: Path, keep: Callable[[dict[str, Any]], bool] | None) -> Ov
     out = OverpassJSON(elements=kept)
     out.simple = True
     return out
+
+
+def read_overpass_elements(
+    path: Path, keep: Callable[[dict[str, Any]], bool] | None = None, source: str | None = None
+) -> tuple[list[OsmElement], list[Polygon]]:
+    """:func:`read_overpass_json_file` and then
+    :func:`~stations_generator.osm.overpass_json.parse_overpass`, in one pass over an
+    ordinary file.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        As for :func:`read_overpass_json_file`.
+    keep : callable, optional
+        As for :func:`read_overpass_json_file`.
+    source : str, optional
+        How to name the data in messages [default: the file's name].
+
+    Returns
+    -------
+    (list of OsmElement, list of Polygon)
+        What ``parse_overpass(read_overpass_json_file(path, keep), source)`` returns:
+        the same records (an ordinary file's tags are not copied: nothing else holds
+        them) and water polygons.
+
+    Raises
+    ------
+    InputError
+        The same one-line errors as the two functions.
+    """
+    path = Path(path)
+    source = path.name if source is None else source
+    if _file_size(path) <= WHOLE_PARSE_MAX_BYTES:
+        elements = _whole_elements(path)
+        if elements is not None:
+            records = _simple_records(elements, keep)
+            if records is not None:
+                return records, []  # (simple elements carry no geometry: no water)
+            whole = _kept_whole(elements, keep)
+            if whole is not None:
+                return parse_overpass(whole, source)
+    return parse_overpass(_read_streamed(path, keep), source)
+
+
+_GROUP = {"node": 0, "way": 1, "relation": 2}  # (the records' order: type, then id)
+_ABSENT = object()
+_BY_ID = operator.attrgetter("osm_id")
+
+
+def _simple_records(
+    elements: list[Any], keep: Callable[[dict[str, Any]], bool] | None
+) -> list[OsmElement] | None:
+    """The records ``parse_overpass`` makes of :func:`_kept_whole`'s elements, from one
+    loop that checks (as :func:`_simply_valid`), keeps and converts each element.
+
+    None when the elements need the general path: one not simply valid, or one kept
+    that is no node, way or relation, has no position, or lists an object again (whose
+    occurrences are merged there); or too many kept.
+    """
+    groups: tuple[list[OsmElement], ...] = ([], [], [])
+    simple_keys, only_str, group_of = _SIMPLE_KEYS.issuperset, _ONLY_STR.issuperset, _GROUP.get
+    for element in elements:
+        if type(element) is not dict or not simple_keys(element):
+            return None
+        osm_type, oid = element.get("type"), element.get("id")
+        tags = element.get("tags", _ABSENT)
+        lat, lon = element.get("lat", _ABSENT), element.get("lon", _ABSENT)
+        if (
+            type(osm_type) is not str
+            or type(oid) is not int
+            or (
+                tags is not _ABSENT
+                and (type(tags) is not dict or not only_str(map(type, tags.values())))
+            )
+            or (lat is not _ABSENT and not _in_range(lat, 90))
+            or (lon is not _ABSENT and not _in_range(lon, 180))
+        ):
+            return None
+        centre = element.get("center")
+        if centre is not None:
+            if not (
+                type(centre) is dict
+                and len(centre) == 2
+                and _in_range(centre.get("lat"), 90)
+                and _in_range(centre.get("lon"), 180)
+            ):
+                return None
+        elif "center" in element:
+            return None
+        if keep is not None and not keep(element):
+            continue
+        group = group_of(osm_type)
+        if group is None:
+            return None
+        if group:  # a way or relation: its centre
+            if centre is None:
+                return None
+            lat, lon = centre["lat"], centre["lon"]
+        elif lat is _ABSENT or lon is _ABSENT:
+            return None
+        groups[group].append(
+            OsmElement(osm_type, oid, float(lat), float(lon), {} if tags is _ABSENT else tags)
+        )
+    records: list[OsmElement] = []
+    for group in groups:
+        group.sort(key=_BY_ID)
+        if len(set(map(_BY_ID, group))) < len(group):
+            return None
+        records += group
+    return records if len(records) <= MAX_KEPT_ELEMENTS else None
 
 
 class _TailReader:
@@ -455,6 +592,29 @@ def _has_elements_key(head: bytes) -> bool:
     except (ijson.JSONError, ijson.IncompleteJSONError):
         pass
     return False
+
+
+def _leading_remark(path: Path) -> object:
+    """The top-level ``remark`` before the ``elements`` member, if any (None if none).
+
+    Read from the file's start up to that member (the version, generator and osm3s
+    members before it are small), after the whole file has been read as JSON.
+    """
+    import ijson
+
+    remark = None
+    try:
+        with path.open("rb") as handle:
+            if handle.read(3) != b"\xef\xbb\xbf":
+                handle.seek(0)
+            for prefix, event, value in ijson.parse(handle, use_float=True):
+                if prefix == "" and event == "map_key" and value == "elements":
+                    break
+                if prefix == "remark" and event in ("string", "number", "boolean"):
+                    remark = value
+    except (OSError, ijson.JSONError, ijson.IncompleteJSONError):
+        pass
+    return remark
 
 
 def _trailing_members(tail: bytes) -> dict[str, Any]:

@@ -89,8 +89,7 @@ def read_files(
         if kind == "json":
             with_water = water and not water_files
             wanted = json_element_filter(catalogue, with_water=with_water)
-            raw = overpass_file.read_overpass_json_file(path, keep=wanted)
-            elements, polygons = overpass_json.parse_overpass(raw, path.name)
+            elements, polygons = overpass_file.read_overpass_elements(path, wanted, path.name)
             if with_water:  # (else ``wanted`` kept only what the catalogue keeps)
                 elements = [e for e in elements if catalogue.keeps(e.tags)]
                 data.water.extend(polygons)

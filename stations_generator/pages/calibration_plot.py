@@ -62,8 +62,9 @@ def calibration_png(cal: Calibration, title: str) -> bytes:
     ax.set_xlabel("drive time (min)")
     what = "expected wait + drive" + (" + cooldown" if cal.cooldown_factor else "")
     ax.set_ylabel(f"{what} (min)")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="best")
+    ax.set_title(title, fontsize=10, parse_math=False)  # "$" in a name is a dollar
+    for text in ax.legend(fontsize=8, loc="best").get_texts():
+        text.set_parse_math(False)  # tier names come from the station file
     ax.grid(True, lw=0.3)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})

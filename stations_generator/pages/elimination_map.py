@@ -10,7 +10,6 @@ and only the tiles load from the network.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import folium
@@ -18,7 +17,7 @@ from shapely.geometry import mapping
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.core.questions.game import Elimination, Game, ZoneStatus
-from stations_generator.pages.offline import offline_map
+from stations_generator.pages.offline import StyledBlock, html_text, offline_map
 
 QUESTION_COLOURS = (
     "#e6194b",
@@ -68,7 +67,7 @@ def _question_layer(k: int, step) -> folium.FeatureGroup:
     q = step.question
     colour = QUESTION_COLOURS[(k - 1) % len(QUESTION_COLOURS)]
     text = f"{k}. {q.label()}: {q.answer_text(q.answer)}" + _aside(step)
-    layer = folium.FeatureGroup(name=html.escape(text), show=True)
+    layer = folium.FeatureGroup(name=html_text(text), show=True)
     if not step.removed.is_empty:
         folium.GeoJson(
             _geojson(step.removed),
@@ -78,7 +77,7 @@ def _question_layer(k: int, step) -> folium.FeatureGroup:
                 "fillColor": c,
                 "fillOpacity": 0.35,
             },
-            tooltip=html.escape(f"{text} — removed {step.removed_km2:.3f} km²"),
+            tooltip=html_text(f"{text} — removed {step.removed_km2:.3f} km²"),
         ).add_to(layer)
     for label, (lon, lat) in _seeker_points(q):
         folium.CircleMarker(
@@ -89,7 +88,7 @@ def _question_layer(k: int, step) -> folium.FeatureGroup:
             fill=True,
             fill_color=colour,
             fill_opacity=1.0,
-            tooltip=html.escape(f"{k}. {q.label()} — {label}"),
+            tooltip=html_text(f"{k}. {q.label()} — {label}"),
         ).add_to(layer)
     return layer
 
@@ -97,7 +96,7 @@ def _question_layer(k: int, step) -> folium.FeatureGroup:
 def _zone_circle(z: ZoneStatus, radius: float) -> folium.Circle:
     """A hiding zone: highlighted with its share still possible, or faded with why not."""
     s = z.station
-    name = html.escape(s.name or s.id)
+    name = html_text(s.name or s.id)
     if z.possible:
         return folium.Circle(
             [s.lat, s.lon],
@@ -117,7 +116,7 @@ def _zone_circle(z: ZoneStatus, radius: float) -> folium.Circle:
         fill=True,
         fill_opacity=0.05,
         opacity=0.4,
-        tooltip=f"{name}: {html.escape(z.reason)}",
+        tooltip=f"{name}: {html_text(z.reason)}",
         class_name="sg-zone-impossible",
     )
 
@@ -136,15 +135,16 @@ def _legend_html(title: str, elimination: Elimination, zones: Sequence[ZoneStatu
     rows = "".join(
         f'<div><span style="display:inline-block;width:12px;height:12px;background:'
         f'{QUESTION_COLOURS[(k - 1) % len(QUESTION_COLOURS)]}"></span> '
-        f"{k}. {html.escape(step.question.label())}: {html.escape(step.question.answer_text(step.question.answer))}"
-        f"{html.escape(_aside(step))}</div>"
+        f"{k}. {html_text(step.question.label())}: "
+        f"{html_text(step.question.answer_text(step.question.answer))}"
+        f"{html_text(_aside(step))}</div>"
         for k, step in enumerate(elimination.steps, 1)
     )
     return (
         f'<div id="{LEGEND_ID}" style="position:absolute;bottom:24px;left:10px;z-index:1000;'
         "background:white;padding:6px 8px;font:12px sans-serif;max-width:320px;"
         'box-shadow:0 1px 4px rgba(0,0,0,.4)">'
-        f"<b>{html.escape(title)}</b><br>{rows}"
+        f"<b>{html_text(title)}</b><br>{rows}"
         f"<div>Remaining {elimination.remaining_km2:.3f} km²; zones possible {n_possible} of {len(zones)}</div>"
         "<div>© OpenStreetMap contributors, ODbL</div></div>"
     )
@@ -193,7 +193,7 @@ def elimination_map(
     remaining.add_to(m)
 
     _add_zones(m, zones, game.hiding_radius_m)
-    m.get_root().html.add_child(folium.Element(_legend_html(title, elimination, zones)))
+    StyledBlock("EliminationLegend", "", _legend_html(title, elimination, zones)).add_to(m)
     folium.LayerControl(collapsed=False).add_to(m)
     m.fit_bounds([[miny, minx], [maxy, maxx]])
     return m

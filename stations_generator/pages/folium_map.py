@@ -29,7 +29,6 @@ This module only draws what it is given; reading ``stations.geojson`` and
 
 from __future__ import annotations
 
-import html
 import json
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
@@ -40,7 +39,7 @@ from typing import Any
 import folium
 import numpy as np
 import pandas as pd
-from branca.element import Element, MacroElement
+from branca.element import Element
 from folium.plugins import MarkerCluster
 from folium.template import Template
 from shapely.geometry.base import BaseGeometry
@@ -52,7 +51,14 @@ from stations_generator.formats.geojson import (
     station_records,
 )
 from stations_generator.formats.kml import CATEGORY_COLOURS
-from stations_generator.pages.offline import StyledBlock, add_area, area_feature, offline_map
+from stations_generator.pages.offline import (
+    RawMacroElement,
+    StyledBlock,
+    add_area,
+    area_feature,
+    html_text,
+    offline_map,
+)
 
 __all__ = [
     "CLUSTER_COLOURS",
@@ -312,8 +318,12 @@ _LEGEND_STYLE = """        <style>
 """
 
 
-class _StationLayers(MacroElement):
-    """Builds the station pins, circles and rejected candidates from one JSON payload."""
+class _StationLayers(RawMacroElement):
+    """Builds the station pins, circles and rejected candidates from one JSON payload.
+
+    A :class:`~stations_generator.pages.offline.RawMacroElement`: the payload (names,
+    opening hours) is never read as a template.
+    """
 
     _template = Template(
         """
@@ -441,9 +451,9 @@ def _legend_html(
     ]
     for category, colour, count in counts:
         parts.append(
-            f'<li data-category="{html.escape(category, quote=True)}">'
+            f'<li data-category="{html_text(category)}">'
             f'<span class="sg-swatch" style="background:{colour}"></span>'
-            f'{html.escape(_category_label(category))} <span class="sg-count">{count}</span></li>'
+            f'{html_text(_category_label(category))} <span class="sg-count">{count}</span></li>'
         )
     parts.append("</ul>")
     parts.append("<p>Pin fill: category · pin outline: cluster</p>")
@@ -456,12 +466,12 @@ def _legend_html(
         for reason, count in sorted(rejected.items(), key=lambda kv: (-kv[1], kv[0])):
             colour = REASON_COLOURS.get(reason, "#9e9e9e")
             parts.append(
-                f'<li data-reason="{html.escape(reason, quote=True)}">'
+                f'<li data-reason="{html_text(reason)}">'
                 f'<span class="sg-dot" style="background:{colour}"></span>'
-                f'rejected: {html.escape(reason)} <span class="sg-count">{count}</span></li>'
+                f'rejected: {html_text(reason)} <span class="sg-count">{count}</span></li>'
             )
         parts.append("</ul>")
-    parts.append(f"<p>Map data {html.escape(ATTRIBUTION)}</p>")
+    parts.append(f"<p>Map data {html_text(ATTRIBUTION)}</p>")
     parts.append("</details></div>")
     return "".join(parts)
 

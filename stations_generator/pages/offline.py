@@ -30,6 +30,7 @@ elements stay intact.
 from __future__ import annotations
 
 import base64
+import html
 import re
 from collections.abc import Iterable, Sequence
 from functools import cache
@@ -47,9 +48,11 @@ from stations_generator.formats.geojson import polygon_rings
 __all__ = [
     "TILES_ATTRIBUTION",
     "TILES_URL",
+    "RawMacroElement",
     "StyledBlock",
     "add_area",
     "area_feature",
+    "html_text",
     "offline_map",
     "render_station_map",
 ]
@@ -98,6 +101,42 @@ _NETWORK_LOAD = re.compile(
 )
 
 
+# --------------------------------------------------------------------------- text
+
+# Characters that still mean something after HTML escaping: in a JavaScript template
+# literal (Folium writes tooltips into one: `<div>TEXT</div>`) and in Jinja template
+# source (a Folium Element's text is a template). As character references they show
+# as themselves.
+_TEMPLATE_CHARS = str.maketrans(
+    {"`": "&#96;", "$": "&#36;", "\\": "&#92;", "{": "&#123;", "}": "&#125;", "%": "&#37;"}
+    | {"\u2028": "&#8232;", "\u2029": "&#8233;"}  # line breaks to str.splitlines
+)
+
+
+def html_text(value: Any) -> str:
+    """Plain text (a station, place or layer name) as HTML that shows it verbatim.
+
+    Use it for every user or OSM string a page passes to Folium as HTML: tooltips,
+    layer names (the layer control sets them as HTML), legends, titles.
+
+    Parameters
+    ----------
+    value : Any
+        The text (``None`` is the empty string; anything else goes through ``str``).
+
+    Returns
+    -------
+    str
+        ``&``, ``<``, ``>``, quotes, backticks, ``$`` and backslashes as character
+        references, so the result is inert both as HTML (element text or a quoted
+        attribute) and inside the JavaScript template literal of a Folium tooltip
+        (no ``${…}`` substitution, no early end of the literal or the script), and
+        never Jinja syntax (``{{ … }}``, ``{% … %}``) should it reach template source.
+    """
+    text = "" if value is None else str(value)
+    return html.escape(text, quote=True).translate(_TEMPLATE_CHARS)
+
+
 # --------------------------------------------------------------------------- elements
 
 
@@ -120,7 +159,38 @@ class _InlineAssets(MacroElement):
         self.assets = list(assets)
 
 
-class StyledBlock(MacroElement):
+class _Raw(Element):
+    """Text that goes into the page as it is (never read as a template)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self._text = text
+
+    def render(self, **kwargs: Any) -> str:
+        return self._text
+
+
+class RawMacroElement(MacroElement):
+    """A ``MacroElement`` whose macros' output goes into the page as it is.
+
+    Branca puts each macro's output (``header``, ``html``, ``script``) into a new
+    ``Element``, whose text is a template rendered once more: a value in the output
+    holding ``{{ … }}`` would be evaluated (with Python's objects in reach). Elements of
+    this project that carry user or OSM text derive from this class instead.
+    """
+
+    def render(self, **kwargs: Any) -> None:
+        figure = self.get_root()
+        module = self._template.module
+        for part in ("header", "html", "script"):
+            macro = getattr(module, part, None)
+            if macro is not None:
+                getattr(figure, part).add_child(_Raw(macro(self, kwargs)), name=self.get_name())
+        for element in self._children.values():
+            element.render(**kwargs)
+
+
+class StyledBlock(RawMacroElement):
     """A block of HTML in the page's body, with its ``<style>`` element in the head.
 
     Parameters
@@ -128,9 +198,11 @@ class StyledBlock(MacroElement):
     name : str
         The element's name in the page.
     style : str
-        The ``<style>...</style>`` element (its text goes into the page as it is).
+        The ``<style>...</style>`` element, or ``""``. It is template source: a
+        constant of the page, never user or OSM text.
     body : str
-        The HTML.
+        The HTML. It is inserted as a value, never read as a template, so text in it
+        that looks like Jinja (``{{ … }}``) stays text.
     """
 
     def __init__(self, name: str, style: str, body: str):
@@ -225,7 +297,7 @@ def offline_map(
     bounds : [[south, west], [north, east]]
         Initial centre (the view is not fitted: call ``fit_bounds`` when done).
     title : str
-        The page title.
+        The page title (plain text; escaped here).
     marker_clusters : bool
         Also inline Leaflet.markercluster (for ``folium.plugins.MarkerCluster``).
     height : str
@@ -237,7 +309,7 @@ def offline_map(
         Canvas rendering (``prefer_canvas``), a scale bar, no layer control yet.
     """
     (south, west), (north, east) = bounds
-    figure = Figure(title=title)
+    figure = Figure(title=html_text(title))  # branca writes the title into <title> as is
     m = folium.Map(
         location=[(south + north) / 2, (west + east) / 2],
         zoom_start=12,
@@ -287,7 +359,7 @@ def add_area(
         return
     folium.GeoJson(
         {"type": "FeatureCollection", "features": features},
-        name=name,
+        name=html_text(name),  # the layer control shows it as HTML
         style_function=_area_style(colour, fill_opacity, dash),
         interactive=False,
         show=show,
@@ -385,6 +457,7 @@ def render_station_map(m: folium.Map) -> str:
     leftover = _NETWORK_LOAD.search(page)
     if leftover:
         raise RuntimeError(f"the map would load {leftover.group(0)!r} from the network")
-    page = "\n".join(line.rstrip() for line in page.splitlines()).strip("\n") + "\n"
+    # Split on "\n" only: str.splitlines would also break user text at U+2028 and kin.
+    page = "\n".join(line.rstrip(" \t\r") for line in page.split("\n")).strip("\n") + "\n"
     # Vendored files go in last and untouched (apart from what _asset documents).
     return _ASSET_PLACEHOLDER.sub(lambda match: _asset(match.group(1)), page)

@@ -5,8 +5,6 @@ Kept apart from the command so that ``report`` without ``--html`` never loads fo
 
 from __future__ import annotations
 
-import html
-
 import folium
 import numpy as np
 import shapely
@@ -14,7 +12,13 @@ from shapely.geometry.base import BaseGeometry
 
 from stations_generator.core.geo.geodesy import LocalFrame
 from stations_generator.core.questions.availability import VERDICT_TEXT, Report
-from stations_generator.pages.offline import StyledBlock, add_area, offline_map, render_station_map
+from stations_generator.pages.offline import (
+    StyledBlock,
+    add_area,
+    html_text,
+    offline_map,
+    render_station_map,
+)
 
 _SUBJECT_COLOURS = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
@@ -51,16 +55,14 @@ def _table_html(report: Report, title: str) -> str:
     head = ["Subject", "Inside", "≤ 2 km", "≤ 25 km", margin, "Matching", "Measuring", "Tentacles"]
     out = [
         '<div id="sg-report">',
-        f"<h2>Question availability: {html.escape(title)}</h2>",
+        f"<h2>Question availability: {html_text(title)}</h2>",
         f"<p>Play area {report.area_km2:.1f} km². Verdicts: usable · only one · none "
         "(drop the question before the game).</p>",
-        "<table><thead><tr>"
-        + "".join(f"<th>{html.escape(h)}</th>" for h in head)
-        + "</tr></thead>",
+        "<table><thead><tr>" + "".join(f"<th>{html_text(h)}</th>" for h in head) + "</tr></thead>",
         "<tbody>",
     ]
     for row in report.subjects:
-        cells = [f"<td>{html.escape(row.label)}</td>", f'<td class="n">{row.inside}</td>']
+        cells = [f"<td>{html_text(row.label)}</td>", f'<td class="n">{row.inside}</td>']
         for reach in (2000.0, 25000.0, report.margin_m):
             value = row.within.get(reach)
             cells.append(f'<td class="n">{"-" if value is None else value}</td>')
@@ -71,14 +73,12 @@ def _table_html(report: Report, title: str) -> str:
                 continue
             q = found[0]
             cells.append(
-                f'<td class="{q.verdict}" title="{html.escape(q.note, quote=True)}">'
-                f"{html.escape(VERDICT_TEXT[q.verdict])}</td>"
+                f'<td class="{q.verdict}" title="{html_text(q.note)}">'
+                f"{html_text(VERDICT_TEXT[q.verdict])}</td>"
             )
-        out.append(
-            f'<tr data-subject="{html.escape(row.subject, quote=True)}">{"".join(cells)}</tr>'
-        )
+        out.append(f'<tr data-subject="{html_text(row.subject)}">{"".join(cells)}</tr>')
     out.append("</tbody></table>")
-    out.extend(f"<p>Note: {html.escape(n)}</p>" for n in report.notes)
+    out.extend(f"<p>Note: {html_text(n)}</p>" for n in report.notes)
     out.append("<p>Map data © OpenStreetMap contributors, ODbL 1.0</p></div>")
     return "".join(out)
 
@@ -121,7 +121,9 @@ def report_page(report: Report, area: BaseGeometry, places, title: str) -> str:
             continue
         colour = _SUBJECT_COLOURS[shown % len(_SUBJECT_COLOURS)]
         shown += 1
-        group = folium.FeatureGroup(name=f"{row.label} ({len(row.ids)})", show=shown <= 3)
+        group = folium.FeatureGroup(
+            name=html_text(f"{row.label} ({len(row.ids)})"), show=shown <= 3
+        )
         chosen = places[(places["subject"] == row.subject) & places["id"].isin(wanted[row.subject])]
         for name, key, point in zip(chosen["name"], chosen["id"], chosen.geometry, strict=True):
             folium.CircleMarker(
@@ -132,7 +134,7 @@ def report_page(report: Report, area: BaseGeometry, places, title: str) -> str:
                 fill=True,
                 fill_color=colour,
                 fill_opacity=0.8,
-                tooltip=f"{row.label}: {name or 'unnamed'} ({key})",
+                tooltip=html_text(f"{row.label}: {name or 'unnamed'} ({key})"),
             ).add_to(group)
         group.add_to(m)
     StyledBlock("ReportTable", _TABLE_STYLE, _table_html(report, title)).add_to(m)

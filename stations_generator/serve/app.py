@@ -1,21 +1,29 @@
 """The FastAPI application: the page, its assets and the JSON API (OpenAPI at ``/docs``).
 
-Every endpoint runs the services of :mod:`.stations` and :mod:`.games` in FastAPI's
-thread pool. A :class:`~stations_generator.errors.UserError` becomes a 4xx answer
+The API's work (the services of :mod:`.stations` and :mod:`.games`) runs on the build
+queue of :mod:`.jobs`, apart from the thread pool that answers the page and
+``/api/health``. A :class:`~stations_generator.errors.UserError` becomes a 4xx answer
 ``{"error": "<the CLI's one-line message>"}``; any other exception is logged and
-answered 500 without taking the server down. Request bodies above ``max_body_bytes``
-are refused with 413 before they are read whole; at most ``max_jobs`` builds run at
-once, and a request that cannot start one within ``queue_timeout_s`` gets 503.
+answered 500 without taking the server down. :mod:`.security` refuses foreign hosts,
+origins and content types first. Request bodies above ``max_body_bytes`` are refused
+with 413 before they are read whole and are read by the project's JSON reader
+(:mod:`~stations_generator.formats.jsonio`); at most ``max_jobs`` builds run at once and
+``max_queue`` wait; beyond, and for a request that cannot start within
+``queue_timeout_s``, the answer is 503 with Retry-After.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import atexit
+import contextlib
 import logging
-import threading
+import shutil
+import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from asyncio import FIRST_COMPLETED as FIRST
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -25,21 +33,33 @@ from starlette.concurrency import run_in_threadpool
 from stations_generator import __version__
 from stations_generator.core.catalogue import load_catalogue
 from stations_generator.errors import InputError, NetworkError, NoDataError, OutputError, UserError
+from stations_generator.formats import jsonio
 from stations_generator.formats.gamefile import QUESTION_TYPES
 from stations_generator.pages.folium_map import category_hex
 from stations_generator.serve import assets
 from stations_generator.serve.games import GameService
+from stations_generator.serve.jobs import Busy, Jobs
 from stations_generator.serve.options import describe_options
-from stations_generator.serve.stations import DOWNLOADS, ServerConfig, StationMapService
+from stations_generator.serve.security import Guard, allowed_hosts
+from stations_generator.serve.stations import (
+    DOWNLOADS,
+    MAPS_CACHED,
+    ServerConfig,
+    StationMapService,
+)
 
 log = logging.getLogger("stations_generator.serve")
 
 #: A drawn play area with thousands of vertices and a game file fit well within this.
 MAX_BODY_BYTES = 16 * 1024**2
-
-
-class Busy(Exception):
-    """Too many builds are running; the client should try again."""
+#: Builds that may wait for a worker (a waiting request holds no thread, only its body):
+#: the 20 concurrent requests of tests/serve/test_serve_load.py fit with 4 workers, and
+#: 16 long builds (~10 s each on a large extract) drain within QUEUE_TIMEOUT_S.
+MAX_QUEUE = 16
+#: How long a build may wait in line before its request is answered 503.
+QUEUE_TIMEOUT_S = 120.0
+#: The Retry-After of a 503 (a Sioux Falls map takes ~1 s; a large extract ~10 s).
+RETRY_AFTER_S = 10
 
 
 def _status(exc: UserError) -> int:
@@ -57,8 +77,13 @@ def create_app(
     *,
     max_body_bytes: int = MAX_BODY_BYTES,
     max_jobs: int = 4,
-    queue_timeout_s: float = 60.0,
+    max_queue: int = MAX_QUEUE,
+    queue_timeout_s: float = QUEUE_TIMEOUT_S,
     request_timeout_s: float = 900.0,
+    hosts: Sequence[str] | None = None,
+    any_ip_host: bool = False,
+    temp_dir: Path | None = None,
+    maps_cached: int = MAPS_CACHED,
 ) -> FastAPI:
     """The application for one server configuration.
 
@@ -69,31 +94,73 @@ def create_app(
     max_body_bytes : int
         Largest request body accepted (413 above).
     max_jobs : int
-        Builds running at once (station maps, games); further requests wait.
+        Builds running at once (station maps, games), in threads of their own.
+    max_queue : int
+        Builds waiting for one of those; beyond, a request is answered 503 at once.
     queue_timeout_s : float
         How long a request waits for a free build slot before 503.
     request_timeout_s : float
         How long a request may take before it is answered 504 (the work then finishes
         in the background, in its slot, and its result is cached). Overpass and
         Nominatim requests have their own deadline (``--overpass-timeout``).
+    hosts : sequence of str, optional
+        Host names the server answers to [default: ``security.allowed_hosts()``, the
+        loopback names].
+    any_ip_host : bool
+        Also answer to any IP address as the host (the server listens on every address).
+    temp_dir : Path, optional
+        The server's own temporary folder (station maps a game names, uploaded play-area
+        files); removed when the app shuts down [default: a new one].
+    maps_cached : int
+        Station maps kept in memory (and their files in ``temp_dir``).
     """
     config = config or ServerConfig()
-    station_maps = StationMapService(config)
+    owned = temp_dir is None
+    temp_dir = Path(tempfile.mkdtemp(prefix="stations-generator-serve-")) if owned else temp_dir
+    station_maps = StationMapService(config, temp_dir, maps_cached)
     games = GameService(config, station_maps)
+    runner = _Runner(Jobs(max_jobs, max_queue), queue_timeout_s, request_timeout_s)
+
+    def close() -> None:
+        runner.jobs.close()
+        if owned:
+            shutil.rmtree(temp_dir, ignore_errors=True)
+
+    if owned:  # also when the app is never started or stopped (an in-process client)
+        atexit.register(shutil.rmtree, temp_dir, ignore_errors=True)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        runner.stopping = False
+        runner.jobs.reopen()  # an app may be started again (an in-process client)
+        temp_dir.mkdir(parents=True, exist_ok=True)
+        yield
+        close()
+
     app = FastAPI(
         title="stations-generator",
         version=__version__,
         description="The station map and game API behind `stations-generator serve`. "
-        'Errors are 4xx with {"error": message}, the message the CLI prints.',
+        'Errors are 4xx with {"error": message}, the message the CLI prints. POST '
+        "bodies are application/json, sent by the page itself or without an Origin.",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.config = config
     app.state.station_maps = station_maps
     app.state.games = games
+    app.state.jobs = runner.jobs
+    app.state.temp_dir = temp_dir
+    app.state.close = close
+    app.state.stop = runner.stop
     _add_body_limit(app, max_body_bytes)
-    call = _Runner(max_jobs, queue_timeout_s, request_timeout_s).call
     _add_page_routes(app)
-    _add_station_map_routes(app, config, station_maps, call)
-    _add_game_routes(app, games, call)
+    _add_station_map_routes(app, config, station_maps, runner.call)
+    _add_game_routes(app, games, runner.call)
+    # Outermost: refuses foreign hosts, origins and content types before anything runs,
+    # and adds the security headers to every answer.
+    app.add_middleware(Guard, hosts=allowed_hosts() if hosts is None else hosts, any_ip=any_ip_host)
     return app
 
 
@@ -127,37 +194,68 @@ def _add_body_limit(app: FastAPI, max_body_bytes: int) -> None:
         return response
 
 
-async def _json(request: Request) -> Any:
-    raw = await request.body()
-    try:
-        return json.loads(raw or b"null")
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"the request body is not JSON: {exc}") from None
+def _parse_body(raw: bytes) -> Any:
+    """The body as JSON, read by the project's reader (bounded depth, finite numbers)."""
+    if not raw.strip():
+        return None
+    text = jsonio.decode_text(raw, "the request body", "send it as UTF-8")
+    return jsonio.loads(text, "the request body", "JSON")
 
 
 class _Runner:
-    """Runs API work in the thread pool, at most ``max_jobs`` at once, and answers it."""
+    """Runs API work on the build queue and answers it (the request waits on the loop)."""
 
-    def __init__(self, max_jobs: int, queue_timeout_s: float, request_timeout_s: float) -> None:
-        self.slots = threading.BoundedSemaphore(max_jobs)
+    def __init__(self, jobs: Jobs, queue_timeout_s: float, request_timeout_s: float) -> None:
+        self.jobs = jobs
         self.queue_timeout_s = queue_timeout_s
         self.request_timeout_s = request_timeout_s
+        self.stopping = False
+        self._waiting: set[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = set()
 
-    def run(self, work: Callable[[], Any]) -> Any:
-        if not self.slots.acquire(timeout=self.queue_timeout_s):
+    def stop(self) -> None:
+        """The server is stopping: refuse new work and answer the waiting requests now
+        (503), so that their connections close without being cancelled. Thread-safe."""
+        self.stopping = True
+        for loop, signal_ in list(self._waiting):
+            loop.call_soon_threadsafe(lambda s=signal_: s.done() or s.set_result(None))
+
+    async def _result(self, work: Callable[[], Any]) -> Any:
+        """``work()``'s result, run on the build queue (Busy, TimeoutError as the API's)."""
+        if self.stopping:
             raise Busy()
+        future = self.jobs.submit(work)
+        waiting = asyncio.wrap_future(future)
+        waiting.add_done_callback(lambda f: f.cancelled() or f.exception())  # never unread
+        loop = asyncio.get_running_loop()
+        stop = loop.create_future()
+        entry = (loop, stop)
+        self._waiting.add(entry)
+        start = loop.time()
         try:
-            return work()
+            first = min(self.queue_timeout_s, self.request_timeout_s)
+            done, _ = await asyncio.wait({waiting, stop}, timeout=first, return_when=FIRST)
+            if stop in done or (not done and future.cancel()):  # it never starts
+                future.cancel()
+                if stop in done or self.queue_timeout_s <= self.request_timeout_s:
+                    raise Busy()
+                raise TimeoutError()
+            # Started: it finishes (and is cached) even if this request gives up.
+            left = self.request_timeout_s - (loop.time() - start)
+            done, _ = await asyncio.wait({waiting, stop}, timeout=max(0.0, left), return_when=FIRST)
+        except asyncio.CancelledError:  # the client left
+            future.cancel()
+            raise
         finally:
-            self.slots.release()
+            self._waiting.discard(entry)
+        if waiting not in done:
+            raise Busy() if stop in done else TimeoutError()
+        return waiting.result()
 
     async def call(self, request: Request, fn: Callable[[Any], Any]) -> Response:
         """``fn(body)`` as a response: JSON, or a 4xx/5xx ``{"error": ...}``."""
         try:
-            body = await _json(request)
-            result = await asyncio.wait_for(
-                run_in_threadpool(self.run, lambda: fn(body)), timeout=self.request_timeout_s
-            )
+            body = await run_in_threadpool(_parse_body, await request.body())
+            result = await self._result(lambda: fn(body))
         except TimeoutError:
             return _error(
                 504,
@@ -167,26 +265,37 @@ class _Runner:
         except UserError as exc:
             return _error(_status(exc), str(exc))
         except Busy:
-            return _error(503, "the server is busy; try again in a moment")
+            message = (
+                "the server is stopping; try again when it is back"
+                if self.stopping
+                else "the server is busy with other maps; try again in a moment"
+            )
+            response = _error(503, message)
+            response.headers["Retry-After"] = str(RETRY_AFTER_S)
+            return response
         if isinstance(result, Response):
             return result
         return JSONResponse(result)
 
 
 def _add_page_routes(app: FastAPI) -> None:
-    """The page and its assets (not in the OpenAPI document)."""
+    """The page, its assets and the API docs (not in the OpenAPI document)."""
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def page() -> HTMLResponse:
+    async def page() -> HTMLResponse:
         return HTMLResponse(assets.page(), headers={"Cache-Control": "no-cache"})
 
     @app.get("/assets/{name:path}", include_in_schema=False)
-    def asset(name: str) -> Response:
+    async def asset(name: str) -> Response:
         found = assets.asset(name)
         if found is None:
-            return _error(404, f"no asset {name!r}")
+            return _error(404, f"no asset {name[:100]!r}")
         data, media = found
         return Response(data, media_type=media, headers={"Cache-Control": "max-age=3600"})
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return assets.docs_page(app.openapi_url or "/openapi.json", app.title)
 
 
 def _add_station_map_routes(
@@ -195,7 +304,7 @@ def _add_station_map_routes(
     """Health, the page's configuration and the station-map API."""
 
     @app.get("/api/health")
-    def health() -> dict:
+    async def health() -> dict:
         """Liveness: the version."""
         return {"ok": True, "version": __version__}
 
@@ -236,7 +345,9 @@ def _add_station_map_routes(
     async def api_stationmap_file(name: str, request: Request) -> Response:
         """One of ``generate``'s files for the same body, byte-identical to the CLI's."""
         if name not in DOWNLOADS:
-            return _error(404, f"no download {name!r}; choose one of: " + ", ".join(DOWNLOADS))
+            return _error(
+                404, f"no download {name[:100]!r}; choose one of: " + ", ".join(DOWNLOADS)
+            )
 
         def work(body):
             text = station_maps.build(body).file(name)

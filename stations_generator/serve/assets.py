@@ -8,9 +8,13 @@ nothing the server does not have.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from functools import cache
 from importlib import resources
+
+from fastapi.responses import HTMLResponse
 
 _SOURCE_MAP = re.compile(r"\n?/[/*]# sourceMappingURL=[^\n]*")
 
@@ -48,3 +52,34 @@ def asset(name: str) -> tuple[bytes, str] | None:
 def page() -> str:
     """The page's HTML."""
     return _read("serve/static/index.html").decode("utf-8")
+
+
+_INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
+#: Swagger UI (FastAPI's ``/docs``) comes from this CDN, as FastAPI serves it.
+_DOCS_CDN = "https://cdn.jsdelivr.net"
+
+
+def docs_page(openapi_url: str, title: str) -> HTMLResponse:
+    """FastAPI's Swagger UI page, with a policy of its own: the CDN's script and style,
+    its one inline script by hash, the API's own document, no frames.
+
+    Parameters
+    ----------
+    openapi_url : str
+        Where the OpenAPI document is served.
+    title : str
+        The page's title.
+    """
+    from fastapi.openapi.docs import get_swagger_ui_html
+
+    page = get_swagger_ui_html(openapi_url=openapi_url, title=f"{title} - API")
+    hashes = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(m.encode()).digest()).decode() + "'"
+        for m in _INLINE_SCRIPT.findall(bytes(page.body).decode("utf-8"))
+    )
+    page.headers["Content-Security-Policy"] = (
+        f"default-src 'none'; script-src {_DOCS_CDN} {hashes}; style-src {_DOCS_CDN}; "
+        "img-src 'self' data: https://fastapi.tiangolo.com; connect-src 'self'; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
+    return page

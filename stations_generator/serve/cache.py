@@ -16,11 +16,13 @@ T = TypeVar("T")
 class Cache:
     """Least-recently-used values by key; concurrent callers of one key wait for one computation.
 
-    A computation that raises is not cached: the next caller tries again.
+    A computation that raises is not cached: the next caller tries again. ``on_evict``
+    is called with the key of each value that leaves the cache (outside its lock).
     """
 
-    def __init__(self, size: int = 32):
+    def __init__(self, size: int = 32, on_evict: Callable[[str], None] | None = None):
         self.size = size
+        self.on_evict = on_evict
         self._values: OrderedDict[str, Any] = OrderedDict()
         self._locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -51,8 +53,12 @@ class Cache:
                     self._locks.pop(key, None)
             with self._lock:
                 self._values[key] = value
+                evicted = []
                 while len(self._values) > self.size:
-                    self._values.popitem(last=False)
+                    evicted.append(self._values.popitem(last=False)[0])
+            for old in evicted:
+                if self.on_evict is not None:
+                    self.on_evict(old)
             return value
 
 
@@ -68,6 +74,11 @@ class FileDigests:
     def __init__(self) -> None:
         self._known: dict[Path, tuple[tuple[int, int], str]] = {}
         self._lock = threading.Lock()
+
+    def forget(self, path: Path) -> None:
+        """Drop what is known of ``path`` (a file that was deleted)."""
+        with self._lock:
+            self._known.pop(path, None)
 
     def __call__(self, path: Path) -> str:
         st = path.stat()

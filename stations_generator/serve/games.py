@@ -10,11 +10,8 @@ questions are rebuilt on each request, so adding a question does not re-read the
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import re
-import shutil
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -60,8 +57,6 @@ class GameService:
         self.station_maps = station_maps
         self._maps = Cache(8)
         self._whole = Cache(8)
-        self._tmp = Path(tempfile.mkdtemp(prefix="stations-generator-serve-"))
-        atexit.register(shutil.rmtree, self._tmp, ignore_errors=True)
 
     # -- reading -------------------------------------------------------------------
 
@@ -90,16 +85,12 @@ class GameService:
         if not isinstance(value, str):
             return value
         if value.startswith(GENERATED):
-            key = value[len(GENERATED) :]
-            built = self.station_maps.built(key)
-            if built is None:
+            path = self.station_maps.stations_file(value[len(GENERATED) :])
+            if path is None:
                 raise InputError(
                     "the station map this game names is no longer on the server; "
                     "regenerate it on the station map page"
                 )
-            path = self._tmp / f"{key}.geojson"
-            if not path.exists():
-                path.write_text(built.file("stations.geojson"), "utf-8")
             return str(path)
         return str(self.config.named([Path(value).name], pool, what, flag)[0])
 

@@ -43,6 +43,10 @@ PAGE_FIELDS = (
     "map_name",
 )
 
+#: The largest whole number a setting takes: counts go to C ``ssize_t`` in the Cython
+#: kernel, which overflows beyond 2**63 (the page's counts are far below 2**31).
+MAX_COUNT = 2**31 - 1
+
 _SETTINGS: dict[str, Setting] = {f: settings_of(GenerateRequest)[f] for f in PAGE_FIELDS}
 _DEFAULTS = {f.name: f.default for f in dataclasses.fields(GenerateRequest)}
 
@@ -158,6 +162,16 @@ def convert_settings(settings: Any) -> dict[str, Any]:
             exc.ctx = None  # the page has no --help to point to
             exc.param = exc.param or p
             raise InputError(click_error_line(exc).removeprefix("error: ")) from None
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_COUNT:
+            raise InputError(
+                f"invalid value for {p.opts[0]!r}: {_shown(value)} is too large "
+                f"(at most {MAX_COUNT:,})"
+            )
         if not (setting.optional and value is None):
             fields[field_name] = setting.field_value(value)
     return fields
+
+
+def _shown(value: int) -> str:
+    text = str(value)
+    return text if len(text) <= 24 else f"{text[:12]}… ({len(text)} digits)"

@@ -130,6 +130,11 @@ class Progress:
 
 
 _PROGRESS_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_MAP_KEY = re.compile(r"[0-9a-f]{64}")  # a SHA-256 (cache.digest)
+#: Station maps cached (each a few MB at most), and so files in the temporary folder.
+MAPS_CACHED = 32
+#: The longest file name most file systems store, in bytes (ext4, APFS, NTFS: 255).
+MAX_NAME_BYTES = 255
 
 
 class _Messages:
@@ -225,19 +230,54 @@ class Built:
 
 
 class StationMapService:
-    """Builds station maps for the page and the API (thread-safe, cached by content)."""
+    """Builds station maps for the page and the API (thread-safe, cached by content).
 
-    def __init__(self, config: ServerConfig):
+    Parameters
+    ----------
+    config : ServerConfig
+    temp_dir : Path
+        The server's temporary folder: uploaded play-area files are read there, and the
+        ``stations.geojson`` of a cached map a game names is written there, and deleted
+        when the map leaves the cache (so the folder holds at most ``maps_cached``).
+    maps_cached : int
+        Station maps kept [default: :data:`MAPS_CACHED`].
+    """
+
+    def __init__(self, config: ServerConfig, temp_dir: Path, maps_cached: int = MAPS_CACHED):
         self.config = config
+        self.temp_dir = temp_dir
+        self._maps_dir = temp_dir / "maps"
         self._areas = Cache(16)
         self._data = Cache(8)
-        self._maps = Cache(32)
+        self._maps = Cache(maps_cached, on_evict=self._forget)
         self._unions = Cache(8)
         self.progress = Progress()
 
     def built(self, key: str) -> Built | None:
         """The station map built with this ``key`` (still cached), or None."""
         return self._maps.peek(key)
+
+    def stations_file(self, key: str) -> Path | None:
+        """The ``stations.geojson`` of the cached map ``key`` as a file (None: not cached).
+
+        The file lives in the server's temporary folder while the map is cached.
+        """
+        built = self.built(key) if _MAP_KEY.fullmatch(key) else None
+        if built is None:
+            return None
+        path = self._maps_dir / f"{key}.geojson"
+        if not path.exists():
+            self._maps_dir.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{threading.get_ident()}.tmp")
+            tmp.write_text(built.file(gen.STATIONS_GEOJSON), "utf-8")
+            tmp.replace(path)  # never a half-written file under the map's name
+        return path
+
+    def _forget(self, key: str) -> None:
+        """The map ``key`` left the cache: delete its file."""
+        path = self._maps_dir / f"{key}.geojson"
+        path.unlink(missing_ok=True)
+        self.config.digests.forget(path)
 
     # -- inputs ------------------------------------------------------------------
 
@@ -260,6 +300,14 @@ class StationMapService:
         name = Path(spec["name"].replace("\\", "/")).name
         if not name or name in (".", ".."):
             raise InputError("play_area_file needs the file's name, e.g. area.kml")
+        if any(ord(c) < 32 or ord(c) == 127 for c in name):
+            raise InputError(
+                "play_area_file.name holds a control character; give the file's plain name"
+            )
+        if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+            raise InputError(
+                f"play_area_file.name is longer than {MAX_NAME_BYTES} bytes; rename the file"
+            )
         try:
             raw = base64.b64decode(str(spec.get("base64", "")), validate=True)
         except (ValueError, binascii.Error):
@@ -268,7 +316,7 @@ class StationMapService:
 
         def read() -> tuple[BaseGeometry, list[str]]:
             warned: list[str] = []
-            with tempfile.TemporaryDirectory(prefix="stations-generator-area-") as tmp:
+            with tempfile.TemporaryDirectory(prefix="area-", dir=self.temp_dir) as tmp:
                 path = Path(tmp) / name
                 path.write_bytes(raw)
                 area = load_polygons(path, warned.append)

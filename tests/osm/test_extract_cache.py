@@ -236,3 +236,15 @@ def test_no_cache_reads_the_extract_once_for_every_layer(tmp_path, monkeypatch):
         g.wkb for g in extracts.read_water(LIECHTENSTEIN, box_)
     ]
     assert routes and routes == read_routes(LIECHTENSTEIN)
+
+
+def test_extract_index_into_an_unusable_folder_fails_in_one_line(tmp_path):
+    """`extract index` exists to fill the cache: a cache it cannot use is an error (exit 2),
+    not a success message naming a folder that holds nothing."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    args = ["extract", "index", str(LIECHTENSTEIN), "--cache-dir", str(blocker)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert "nothing was indexed" in result.stderr and "Traceback" not in result.output
+    assert blocker.read_text(encoding="utf-8") == "not a folder"

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 import shapely
-from fastapi.testclient import TestClient
 from support.serve_support import (
     HELSINKI_GAME,
     SHARE_LINK,
     SIOUX_AREA,
+    api_client,
     cli,
     config,
     error_line,
@@ -29,6 +29,7 @@ from support.serve_support import (
 from stations_generator.commands.generate import generate as generate_command
 from stations_generator.serve.app import create_app
 
+JSON = {"Content-Type": "application/json"}
 FILES = ["stations.geojson", "stations.csv", "stations.kml", "candidates.geojson", "stations.html"]
 
 
@@ -39,7 +40,7 @@ def app():
 
 @pytest.fixture(scope="module")
 def client(app):
-    return TestClient(app)
+    return api_client(app)
 
 
 @pytest.fixture(scope="module")
@@ -216,15 +217,17 @@ def test_bad_requests_are_400_with_one_line(client, body, words):
 
 
 def test_bodies_that_are_not_json_or_too_large_are_refused():
-    small = TestClient(create_app(config(), max_body_bytes=300))
-    assert "not JSON" in _error(small.post("/api/stationmap", content=b"{nope"))
-    assert "larger than 0 MiB" not in _error(small.post("/api/stationmap", content=b"x" * 400), 413)
+    small = api_client(create_app(config(), max_body_bytes=300))
+    assert "not JSON" in _error(small.post("/api/stationmap", content=b"{nope", headers=JSON))
+    assert "larger than 0 MiB" not in _error(
+        small.post("/api/stationmap", content=b"x" * 400, headers=JSON), 413
+    )
     assert "larger than" in _error(small.post("/api/stationmap", json=sioux_body()), 413)
     assert small.post("/api/stationmap/file/secret.txt", json={}).status_code == 404
 
 
 def test_online_areas_are_capped_before_any_fetch():
-    online = TestClient(create_app(config(online=True, max_online_km2=100.0)))
+    online = api_client(create_app(config(online=True, max_online_km2=100.0)))
     body = {**sioux_body(), "osm": []}
     message = _error(online.post("/api/stationmap", json=body))
     assert "more than the 100 km² fetched online" in message
@@ -232,7 +235,7 @@ def test_online_areas_are_capped_before_any_fetch():
 
 def test_a_crash_in_one_request_does_not_stop_the_server(monkeypatch):
     app = create_app(config())
-    quiet = TestClient(app, raise_server_exceptions=False)
+    quiet = api_client(app, raise_server_exceptions=False)
 
     def boom(_body):
         raise RuntimeError("a bug")
@@ -447,7 +450,7 @@ def test_slow_work_times_out_with_504_and_the_server_goes_on(monkeypatch):
     import time
 
     app = create_app(config(), request_timeout_s=0.3)
-    quick = TestClient(app)
+    quick = api_client(app)
     real = app.state.games.cost
 
     def slow(body):

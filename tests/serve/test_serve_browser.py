@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -36,6 +37,18 @@ EMPTY_PNG = base64.b64decode(
 )
 # Downtown Sioux Falls (lon, lat): the exclusion drawn in the tests.
 EXCLUSION = [(-96.745, 43.535), (-96.715, 43.535), (-96.715, 43.555), (-96.745, 43.555)]
+
+
+def wait_until(page, expression: str, timeout: float = 10000) -> None:
+    """Wait until the page's ``expression`` is true, polling with ``page.evaluate``.
+
+    Playwright's ``wait_for_function`` compiles its predicate with ``eval`` in the page,
+    which the page's Content-Security-Policy forbids (no 'unsafe-eval'), as it should.
+    """
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(f"() => !!({expression})"):
+        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
+        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +88,18 @@ def browser_page(server, tmp_path_factory):
         context.route("**/*", route)
         page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
         page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
-        page.goto(server)
-        page.wait_for_function("window.sg && window.sg.ready")
+        # Every Content-Security-Policy violation is an error too (Chromium also logs it).
+        context.add_init_script(
+            "document.addEventListener('securitypolicyviolation', (e) => console.error("
+            "'CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI))"
+        )
+        response = page.goto(server)
+        policy = response.headers["content-security-policy"]
+        assert "script-src 'self';" in policy and "frame-ancestors 'none'" in policy
+        wait_until(page, "window.sg && window.sg.ready")
         page.evaluate("localStorage.clear()")
         page.reload()
-        page.wait_for_function("window.sg && window.sg.ready")
+        wait_until(page, "window.sg && window.sg.ready")
         yield page, errors, blocked
         context.close()
 
@@ -118,9 +138,9 @@ def _draw(page, button: str, lonlats) -> None:
 
 
 def _wait_render(page, before: int) -> dict:
-    page.wait_for_function(f"(sg.rendered || 0) > {before} && sg.seq === sg.shown", timeout=30000)
+    wait_until(page, f"(sg.rendered || 0) > {before} && sg.seq === sg.shown", timeout=30000)
     page.wait_for_timeout(400)  # the debounce: no newer request still on its way
-    page.wait_for_function("sg.seq === sg.shown", timeout=30000)
+    wait_until(page, "sg.seq === sg.shown", timeout=30000)
     return page.evaluate("sg.result")
 
 
@@ -222,7 +242,7 @@ def test_station_map_view(browser_page, tmp_path, tmp_path_factory):
     area_before = page.evaluate("JSON.stringify(sg.areaGeoJSON())")
     excl_before = page.evaluate("JSON.stringify(sg.exclusionsGeoJSON())")
     page.reload()
-    page.wait_for_function("window.sg && window.sg.ready && (sg.rendered || 0) >= 1", timeout=30000)
+    wait_until(page, "window.sg && window.sg.ready && (sg.rendered || 0) >= 1", timeout=30000)
     assert page.evaluate("JSON.stringify(sg.areaGeoJSON())") == area_before
     assert page.evaluate("JSON.stringify(sg.exclusionsGeoJSON())") == excl_before
     assert page.input_value("#opt-cluster_radius") == "700"
@@ -239,7 +259,7 @@ def test_game_view(browser_page, tmp_path, tmp_path_factory):
     page.click("#tab-game")
     before = page.evaluate("sg.gameRendered || 0")
     page.set_input_files("#load-game", str(HELSINKI_GAME))
-    page.wait_for_function(f"(sg.gameRendered || 0) > {before}", timeout=30000)
+    wait_until(page, f"(sg.gameRendered || 0) > {before}", timeout=30000)
     applied = cli("questions", "apply", HELSINKI_GAME, "-o", tmp_path / "apply")
     assert applied.exit_code == 0, applied.stderr
     files = page.evaluate("sg.gameResult.files")
@@ -252,11 +272,11 @@ def test_game_view(browser_page, tmp_path, tmp_path_factory):
     last = page.locator("#questions li").nth(6)
     before = page.evaluate("sg.gameRendered")
     last.locator(".q-hide").click()
-    page.wait_for_function(f"sg.gameRendered > {before}")
+    wait_until(page, f"sg.gameRendered > {before}")
     assert page.evaluate("sg.gameResult.labels.length") == 6
     before = page.evaluate("sg.gameRendered")
     page.locator("#questions li").nth(6).locator(".q-hide").click()
-    page.wait_for_function(f"sg.gameRendered > {before}")
+    wait_until(page, f"sg.gameRendered > {before}")
     assert page.evaluate("sg.gameResult.files")["zones.geojson"] == files["zones.geojson"]
 
     # Add a radius question by clicking the seeker's position; the CLI agrees.
@@ -266,7 +286,7 @@ def test_game_view(browser_page, tmp_path, tmp_path_factory):
     page.mouse.click(*_pixel(page, 24.9440, 60.1700))
     before = page.evaluate("sg.gameRendered")
     page.click("#q-add")
-    page.wait_for_function(f"sg.gameRendered > {before}", timeout=30000)
+    wait_until(page, f"sg.gameRendered > {before}", timeout=30000)
     doc = json.loads(HELSINKI_GAME.read_text("utf-8"))
     doc["questions"].append(page.evaluate("sg.game.doc.questions[7]"))
     game8 = HELSINKI_GAME.parent / "game.json"  # relative paths resolve from its folder
@@ -286,7 +306,7 @@ def test_game_view(browser_page, tmp_path, tmp_path_factory):
     # Hider mode: the answers for a clicked position equal `questions answer`.
     page.select_option("#click-mode", "hider")
     page.mouse.click(*_pixel(page, 24.9490, 60.1665))
-    page.wait_for_function("sg.hiderAnswers && sg.hiderAnswers.length === 8", timeout=30000)
+    wait_until(page, "sg.hiderAnswers && sg.hiderAnswers.length === 8", timeout=30000)
     hider = page.evaluate("sg.hiderPosition")
     answered = cli("questions", "answer", tmp_path / "game8.json", "--hider", hider, "--json")
     assert page.evaluate("sg.hiderAnswers") == json.loads(answered.stdout)
@@ -298,7 +318,7 @@ def test_game_view(browser_page, tmp_path, tmp_path_factory):
     lon, lat = ruled_out["geometry"]["coordinates"]
     page.evaluate("sg.zoneCheck = null")
     page.mouse.click(*_pixel(page, lon, lat))
-    page.wait_for_function("sg.zoneCheck !== null", timeout=30000)
+    wait_until(page, "sg.zoneCheck !== null", timeout=30000)
     check = page.evaluate("sg.zoneCheck")
     station = check["zone"].rsplit("(", 1)[1].rstrip(")")
     checked = cli("zones", "check", tmp_path / "game8.json", "--station", station, "--json")
@@ -307,7 +327,7 @@ def test_game_view(browser_page, tmp_path, tmp_path_factory):
 
     # The share link and the cost ledger.
     page.click("#share-link")
-    page.wait_for_function("!!sg.shareLink")
+    wait_until(page, "!!sg.shareLink")
     assert "?hzc=" in page.evaluate("sg.shareLink")
     assert "Total" in page.inner_text("#ledger")
 
@@ -325,12 +345,12 @@ def test_a_share_link_opens_the_game(browser_page, server):
     page, errors, blocked = browser_page
     code = SHARE_LINK.read_text("utf-8").strip().split("?hzc=")[1]
     page.goto(f"{server}?hzc={code}")
-    page.wait_for_function("window.sg && window.sg.ready", timeout=30000)
-    page.wait_for_function("!document.getElementById('game-error').hidden", timeout=30000)
+    wait_until(page, "window.sg && window.sg.ready", timeout=30000)
+    wait_until(page, "!document.getElementById('game-error').hidden", timeout=30000)
     assert "give OSM data that covers it" in page.inner_text("#game-error")
     before = page.evaluate("sg.gameRendered || 0")
     page.check(".src-game[value='helsinki-centre.osm.pbf']")
-    page.wait_for_function(f"(sg.gameRendered || 0) > {before}", timeout=30000)
+    wait_until(page, f"(sg.gameRendered || 0) > {before}", timeout=30000)
     assert "hiding zones still possible: 14 of 30" in page.inner_text("#game-status")
     assert page.is_hidden("#game-error")
     # The refused request is logged by Chromium itself; nothing else went wrong.

@@ -11,8 +11,7 @@ import threading
 import time
 
 import pytest
-from fastapi.testclient import TestClient
-from support.serve_support import SIOUX_AREA, config, error_line
+from support.serve_support import SIOUX_AREA, api_client, config, error_line
 
 from stations_generator.serve.app import create_app
 
@@ -25,7 +24,7 @@ def online(local_services, tmp_path, monkeypatch):
     app = create_app(
         config(online=True, overpass_urls=(running.overpass_url,), cache_dir=tmp_path / "cache")
     )
-    return TestClient(app), running, env
+    return api_client(app), running, env
 
 
 def _body(**extra) -> dict:
@@ -75,7 +74,7 @@ def test_an_overpass_failure_is_502_with_the_cli_message(local_services, tmp_pat
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     # A short deadline: the retries of a 504 end within it, in the server as in the CLI.
-    client = TestClient(
+    client = api_client(
         create_app(config(online=True, overpass_urls=(running.overpass_url,), overpass_timeout=2.0))
     )
     running.fault("overpass", "504")
@@ -109,7 +108,7 @@ def test_a_slow_fetch_reports_progress(local_services, tmp_path, monkeypatch):
             overpass_timeout=4.0,
         )
     )
-    client = TestClient(app)
+    client = api_client(app)
     running.fault("overpass", "drip")
     answers = []
     request = threading.Thread(

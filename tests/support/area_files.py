@@ -107,5 +107,67 @@ BAD = {
     "notes.txt": (b"my play area is Vaduz", "'notes.txt' is not a play-area file (invalid JSON"),
     "broken.kmz": (b"PK\x03\x04 not really a zip", "'broken.kmz' is not a readable KMZ"),
     "broken.zip": (b"PK\x03\x04 not really a zip", "'broken.zip' is not a readable zip file"),
-    "lonely.shp": (b"\x00\x00\x27\x0a" + b"\x00" * 96, "cannot read 'lonely.shp' as a GIS file"),
+    "lonely.shp": (b"\x00\x00\x27\x0a" + b"\x00" * 96, "'lonely.shp' has no .shx file next to it"),
 }
+
+
+# --------------------------------------------------------------------------- hostile files
+
+
+def vrt_text(source: str, layer: str | None = None) -> str:
+    """A GDAL VRT layer reading ``source`` (a path or a ``/vsicurl/`` URL), its layer ``layer``."""
+    src_layer = f"<SrcLayer>{layer}</SrcLayer>" if layer else ""
+    return (
+        '<OGRVRTDataSource><OGRVRTLayer name="area">'
+        f"<SrcDataSource>{source}</SrcDataSource>{src_layer}</OGRVRTLayer></OGRVRTDataSource>\n"
+    )
+
+
+def zip_bytes(entries: dict[str, bytes]) -> bytes:
+    """A zip (deflate) of the entries."""
+    import io
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in entries.items():
+            z.writestr(name, data)
+    return buffer.getvalue()
+
+
+def patch_headers(
+    raw: bytes, *, flags: int | None = None, method: int | None = None, size: int | None = None
+) -> bytes:
+    """The zip with every local and central header's flag bits, method or stated
+    uncompressed size replaced (what a hostile tool writes; zipfile cannot)."""
+    out = bytearray(raw)
+    # (offsets in the local header "PK\\3\\4" and the central one "PK\\1\\2", PKWARE APPNOTE 4.3.7/4.3.12)
+    for magic, flag_at, method_at, size_at in (
+        (b"PK\x03\x04", 6, 8, 22),
+        (b"PK\x01\x02", 8, 10, 24),
+    ):
+        at = out.find(magic)
+        while at >= 0:
+            if flags is not None:
+                out[at + flag_at : at + flag_at + 2] = flags.to_bytes(2, "little")
+            if method is not None:
+                out[at + method_at : at + method_at + 2] = method.to_bytes(2, "little")
+            if size is not None:
+                out[at + size_at : at + size_at + 4] = size.to_bytes(4, "little")
+            at = out.find(magic, at + 4)
+    return bytes(out)
+
+
+def streamed_zip(path: Path, name: str, head: bytes, body: bytes, times: int, tail: bytes) -> Path:
+    """A zip whose one entry is ``head + body * times + tail``, written in pieces (a bomb:
+    ``times`` large, the zip small)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        with z.open(name, "w") as entry:
+            entry.write(head)
+            block = body * max(1, min(times, 65536))
+            done = 0
+            while done < times:
+                n = min(times - done, max(1, min(times, 65536)))
+                entry.write(block if n * len(body) == len(block) else body * n)
+                done += n
+            entry.write(tail)
+    return path

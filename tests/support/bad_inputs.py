@@ -341,6 +341,82 @@ def geojson_cases() -> list[Case]:
     return out
 
 
+# --------------------------------------------------------------------------- area files
+
+
+def _kml_doc(ring: list, depth: int = 0) -> bytes:
+    coords = " ".join(f"{x},{y},0" for x, y in ring)
+    polygon = (
+        f"<Polygon><outerBoundaryIs><LinearRing><coordinates>{coords}</coordinates>"
+        "</LinearRing></outerBoundaryIs></Polygon>"
+    )
+    shape = "<MultiGeometry>" * depth + polygon + "</MultiGeometry>" * depth
+    return (
+        '<kml xmlns="http://www.opengis.net/kml/2.2"><Document><Placemark><name>area</name>'
+        f"{shape}</Placemark></Document></kml>"
+    ).encode()
+
+
+def _zip(entries: dict[str, bytes]) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in entries.items():
+            z.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _patched(raw: bytes, at_local: int, at_central: int, value: int) -> bytes:
+    """The zip with a 2-byte field of every local and central header set to ``value``."""
+    out = bytearray(raw)
+    for magic, at in ((b"PK\x03\x04", at_local), (b"PK\x01\x02", at_central)):
+        i = out.find(magic)
+        while i >= 0:
+            out[i + at : i + at + 2] = value.to_bytes(2, "little")
+            i = out.find(magic, i + 4)
+    return bytes(out)
+
+
+def area_file_variants() -> list[tuple[str, str, bytes, str, tuple[str, ...]]]:
+    """(case, file name, bytes, expect, stderr fragments): hostile play-area files."""
+    ring = _ring()
+    doc = _kml_doc(ring)
+    kmz = _zip({"doc.kml": doc})
+    vrt = (
+        f"<OGRVRTDataSource><OGRVRTLayer name='a'><SrcDataSource>{GAME}</SrcDataSource>"
+        "</OGRVRTLayer></OGRVRTDataSource>"
+    ).encode()
+    cap = [[lon, 84.0] for lon in range(-180, 181, 20)]
+    return [
+        ("vrt-as-gml", "area.gml", vrt, "error", ("GDAL VRT",)),
+        ("vrt-as-gpkg", "area.gpkg", vrt, "error", ("GDAL VRT",)),
+        ("vrt-as-shp", "area.shp", vrt, "error", ("GDAL VRT",)),
+        ("kmz-encrypted", "area.kmz", _patched(kmz, 6, 8, 1), "error", ("encrypted",)),
+        ("kmz-aes", "area.kmz", _patched(kmz, 8, 10, 99), "error", ("AES",)),
+        (
+            "kmz-nul-name",
+            "area.kmz",
+            _zip({"a_b.kml": doc}).replace(b"a_b.kml", b"a\x00b.kml"),
+            "error",
+            ("NUL byte",),
+        ),
+        ("kmz-300-byte-name", "area.kmz", _zip({"x" * 296 + ".kml": doc}), "error", ("255",)),
+        ("kml-3000-deep", "area.kml", _kml_doc(ring, 3000), "error", ("deep",)),
+        ("kml-polar-cap", "area.kml", _kml_doc(cap), "error", ("North Pole",)),
+        ("kml-ok", "area.kml", doc, "ok", ()),
+        ("kmz-ok", "area.kmz", kmz, "ok", ()),
+    ]
+
+
+def area_file_cases() -> list[Case]:
+    return [
+        Case(f"generate/area-file/{name}", _generate(file), expect, {file: data}, frag)
+        for name, file, data, expect, frag in area_file_variants()
+    ]
+
+
 # --------------------------------------------------------------------------- CLI numbers
 
 _MAP = "MAP.geojson"
@@ -1186,6 +1262,7 @@ def all_cases(map_bytes: bytes) -> list[Case]:
     """The whole corpus, given the bytes of a stations.geojson written by generate."""
     return [
         *geojson_cases(),
+        *area_file_cases(),
         *number_cases(),
         *game_cases(),
         *taibeled_cases(),

@@ -39,6 +39,14 @@ def config(**overrides) -> ServerConfig:
     return ServerConfig(**fields)
 
 
+def api_client(app, **kwargs):
+    """A FastAPI TestClient on ``app`` as a script on the machine uses it (host 127.0.0.1:
+    the server answers only to its own names)."""
+    from fastapi.testclient import TestClient
+
+    return TestClient(app, base_url="http://127.0.0.1", **kwargs)
+
+
 def sioux_body(**settings) -> dict:
     """The page's request for the bundled Sioux Falls area (as loaded from its file)."""
     return {

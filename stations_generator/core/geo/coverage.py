@@ -82,7 +82,8 @@ def check_coverage(
     json_files = [p for p in osm_files if not Path(p).name.lower().endswith(EXTRACT_SUFFIXES)]
     found = []
     if points and (json_files or len(stated) < len(osm_files)):
-        lons, lats = zip(*points, strict=True)
+        # (two lists, not zip(*points): that makes an iterator per point)
+        lons, lats = [p[0] for p in points], [p[1] for p in points]
         found.append(box(min(lons), min(lats), max(lons), max(lats)))
     if water and json_files:
         found.append(box(*shapely.union_all(list(water)).bounds))

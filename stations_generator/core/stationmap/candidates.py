@@ -23,7 +23,6 @@ columns, one row per OSM object that belongs to a station category:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -86,90 +85,77 @@ def candidate_table(
     PointTable
         The columns in the module's table, in that order.
     """
-    return table_of_rows(candidate_rows(elements, catalogue, window))
-
-
-CandidateRow = tuple
-"""One candidate: the values of :data:`CANDIDATE_COLUMNS`, then its lon and lat."""
-
-
-def candidate_rows(
-    elements: Iterable[OsmElement], catalogue: Catalogue, window: PlayWindow
-) -> list[CandidateRow]:
-    """The rows of :func:`candidate_table` (plain tuples: cheap to pickle), in its order.
-
-    Rows made from consecutive pieces of one element sequence (e.g. the halves of a file
-    read in two processes) give that sequence's table through :func:`table_of_rows`.
-    """
-    rows: list[CandidateRow] = []
-    seen: set[str] = set()
-    hours_verdicts: dict[str, str] = {}  # one evaluation per distinct opening_hours text
-    station_match = catalogue.station_match
-    for el in elements:
-        key = el.key
-        if key in seen:
-            continue
-        tags = el.tags
-        category, subjects = station_match(tags)
-        if category is None:
-            continue
-        seen.add(key)
-        hours = tags.get("opening_hours", "")
-        verdict = hours_verdicts.get(hours)
-        if verdict is None:
-            verdict = hours_verdicts[hours] = open_during_play(hours, window)
-        rows.append(
-            (
-                key,
-                el.osm_type,
-                int(el.osm_id),
-                tags.get("name", "").strip(),
-                category.name,
-                int(category.priority),
-                bool(category.transit),
-                ",".join(subjects),
-                hours,
-                verdict,
-                quality_score(tags),
-                float(el.lon),
-                float(el.lat),
-            )
-        )
-    rows.sort(key=_row_order)
-    return rows
-
-
-_TYPE_ORDER = {"node": 0, "way": 1}
-
-
-def _row_order(row: CandidateRow) -> tuple[int, int]:
-    return _TYPE_ORDER.get(row[1], 2), row[2]
-
-
-def table_of_rows(*parts: list[CandidateRow]) -> PointTable:
-    """The candidate table of :func:`candidate_rows` of consecutive pieces of elements.
-
-    The pieces' rows are merged in order (a stable sort: on equal ``id`` the earlier
-    piece's row comes first) and an ``id`` already seen is dropped, as
-    :func:`candidate_table` keeps the first of duplicated elements.
-    """
-    filled = [part for part in parts if part]
-    rows = [row for part in filled for row in part]
-    if any(_row_order(a[-1]) >= _row_order(b[0]) for a, b in pairwise(filled)):
-        # (Pieces in order, as Overpass writes its elements, need no sort and hold no
-        # duplicate: each piece's rows are in order and unique.)
-        merged, rows = rows, []
-        seen: set[str] = set()
-        for row in sorted(merged, key=_row_order):
-            if row[0] not in seen:
-                seen.add(row[0])
-                rows.append(row)
-    columns = list(zip(*rows, strict=True)) or [()] * (len(CANDIDATE_COLUMNS) + 2)
+    columns = _candidate_columns(elements, catalogue, window)
+    n_text = len(CANDIDATE_COLUMNS)
+    lon, lat = np.array(columns[n_text], float), np.array(columns[n_text + 1], float)
     table = {
         name: (
             np.array(values, _NUMBER_TYPES[name]) if name in _NUMBER_TYPES else text_column(values)
         )
         for name, values in zip(CANDIDATE_COLUMNS, columns, strict=False)
     }
-    lon, lat = np.array(columns[-2], float), np.array(columns[-1], float)
+    if columns[-1] is not None:  # the elements were not in order: sort the rows
+        order = np.lexsort((table["osm_id"], np.asarray(columns[-1], np.int64)))
+        return PointTable(table, lon, lat, geometry_at=len(table)).take(order)
     return PointTable(table, lon, lat, geometry_at=len(table))
+
+
+_TYPE_ORDER = {"node": 0, "way": 1}  # (then relations, and anything else)
+
+
+def _candidate_columns(
+    elements: Iterable[OsmElement], catalogue: Catalogue, window: PlayWindow
+) -> list[list | None]:
+    """The values of :data:`CANDIDATE_COLUMNS`, then the lons and lats, of the candidates
+    in the order of ``elements`` (the first of a repeated ``id``), as lists; and last,
+    None when the elements came ordered by type then id (one file's do), else each
+    row's type order (0 node, 1 way, 2 other) to sort by.
+
+    Columns, not rows: no tuple per row to build, keep and transpose (100,000 of them
+    on a large map).
+    """
+    columns: list[list] = [[] for _ in range(len(CANDIDATE_COLUMNS) + 3)]
+    (ids, types, osm_ids, names, categories, priorities, transit, subjects, hours_texts,
+     verdicts, quality, lons, lats, ranks) = columns  # fmt: skip
+    seen: set[str] | None = None  # the ids so far, once the elements are out of order
+    hours_verdicts: dict[str, str] = {}  # one evaluation per distinct opening_hours text
+    candidate_match, type_rank = catalogue.candidate_match, _TYPE_ORDER.get
+    last_rank, last_id = -1, 0
+    for el in elements:
+        tags = el.tags
+        match = candidate_match(tags)
+        if match is None:
+            continue
+        osm_type, osm_id = el.osm_type, el.osm_id
+        key = f"{osm_type}/{osm_id}"
+        rank = type_rank(osm_type, 2)
+        if seen is None:
+            # While each element comes after the one before, none repeats an id.
+            if rank > last_rank or (rank == last_rank and osm_id > last_id):
+                last_rank, last_id = rank, osm_id
+            else:
+                seen = set(ids)
+        if seen is not None:
+            if key in seen:
+                continue
+            seen.add(key)
+        ranks.append(rank)
+        hours = tags.get("opening_hours", "")
+        verdict = hours_verdicts.get(hours)
+        if verdict is None:
+            verdict = hours_verdicts[hours] = open_during_play(hours, window)
+        ids.append(key)
+        types.append(osm_type)
+        osm_ids.append(osm_id)
+        names.append(tags.get("name", "").strip())
+        category, priority, is_transit, subject_text = match
+        categories.append(category)
+        priorities.append(priority)
+        transit.append(is_transit)
+        subjects.append(subject_text)
+        hours_texts.append(hours)
+        verdicts.append(verdict)
+        quality.append(quality_score(tags))
+        lons.append(el.lon)
+        lats.append(el.lat)
+    return [*columns[:-1], None if seen is None else ranks]

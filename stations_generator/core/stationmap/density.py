@@ -93,3 +93,34 @@ def assign_tiers(counts: np.ndarray, tiers: Sequence[WaitTier] = DEFAULT_TIERS) 
     values = np.asarray(counts).tolist()
     tier_of = {c: next(t for t in ordered if c >= t.min_nearby) for c in set(values)}
     return [tier_of[c] for c in values]
+
+
+def tier_columns(
+    counts: np.ndarray, tiers: Sequence[WaitTier] = DEFAULT_TIERS
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`assign_tiers` as three columns: each count's tier name (an object array of
+    str), wait_min and wait_max (int64), found by a binary search rather than a tier
+    object per count.
+
+    Parameters
+    ----------
+    counts : int array
+        Nearby counts, none negative.
+    tiers : sequence of WaitTier
+
+    Returns
+    -------
+    (names, wait_min, wait_max) : numpy arrays
+    """
+    ordered = validate_tiers(tiers)
+    # The first tier (densest first) whose floor the count reaches: past every tier
+    # whose floor is above the count.
+    floors = np.array([t.min_nearby for t in reversed(ordered)], np.int64)  # ascending
+    at = len(ordered) - np.searchsorted(floors, np.asarray(counts, np.int64), side="right")
+    names = np.empty(len(ordered), object)
+    names[:] = [t.name for t in ordered]
+    return (
+        names[at],
+        np.array([t.wait_min for t in ordered], np.int64)[at],
+        np.array([t.wait_max for t in ordered], np.int64)[at],
+    )

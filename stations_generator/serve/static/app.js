@@ -332,7 +332,7 @@ function drawStationMap(data) {
     if (f.geometry.type !== "Point") continue;
     const p = f.properties, ll = [f.geometry.coordinates[1], f.geometry.coordinates[0]];
     L.circleMarker(ll, { radius: 6, color: "#222", weight: 1, fillColor: colour(p.category), fillOpacity: 0.95 })
-      .bindPopup(`<b>${escapeHtml(p.name)}</b><br>${p.category}, cluster ${p.cluster_id}<br>wait ${p.wait_min}–${p.wait_max} min (${p.density_tier})`)
+      .bindPopup(`<b>${escapeHtml(p.name)}</b><br>${escapeHtml(p.category)}, cluster ${escapeHtml(p.cluster_id)}<br>wait ${escapeHtml(p.wait_min)}–${escapeHtml(p.wait_max)} min (${escapeHtml(p.density_tier)})`)
       .addTo(stationLayers.stations);
     L.circle(ll, { radius: data.hiding_radius_m, color: colour(p.category), weight: 1, fillOpacity: 0.08, interactive: false })
       .addTo(stationLayers.zones);
@@ -462,7 +462,7 @@ function drawGame(data) {
   for (const f of zones.features) {
     const p = f.properties, c = f.geometry.coordinates;
     L.circle([c[1], c[0]], { radius: p.radius_m, color: p.possible ? "#1b5e20" : "#9e9e9e", weight: 1, fillOpacity: p.possible ? 0.12 : 0.03 })
-      .bindTooltip(p.name || p.id)
+      .bindTooltip(escapeHtml(p.name || p.id)) // Leaflet shows a string as HTML
       .on("click", (ev) => { L.DomEvent.stopPropagation(ev); gameClick(ev.latlng, p); })
       .addTo(gameLayers.zones);
   }
