@@ -157,11 +157,11 @@ def load_game_json(
     area = join_antimeridian(area)
     check_positions(data.get("questions", []))
     files = list(sources.osm) or [_resolve(base, f) for f in data.get("osm", [])]
-    context = OsmContext(area, files)
     try:
         rules = rule_set(str(data.get("rules", "official")))
     except ValueError as exc:
         raise InputError(f"{source}: {exc}") from None
+    context = OsmContext(area, files, line_rules=rules.name)
     size = str(data.get("game_size") or infer_game_size(geodesic_area_km2(area))).upper()
     if size not in ("S", "M", "L"):
         raise InputError(f"{source}: game_size must be S, M or L")

@@ -20,6 +20,7 @@ from stations_generator.app.request_fields import (
 from stations_generator.core.geo.antimeridian import split_antimeridian, wrap_lon
 from stations_generator.core.questions.game import Elimination, Game, ZoneCheck, ZoneStatus
 from stations_generator.core.questions.geometry import QuestionError, Station
+from stations_generator.core.questions.transit_lines import line_notes
 from stations_generator.errors import ArgumentTypeError, ArgumentValueError, InputError
 from stations_generator.formats import taibeled
 from stations_generator.formats.gamefile import parse_lat_lon
@@ -35,15 +36,23 @@ APPLY_FILES = (REMAINING_GEOJSON, ZONES_GEOJSON, ELIMINATION_HTML)
 def load(game: Path, sources: MapSources, warn, *, validate: bool = True) -> LoadedGame:
     """Read a game file (any format ``questions`` reads); question errors -> InputError.
 
-    With ``validate`` every question must carry an answer (what ``apply`` needs).
+    With ``validate`` every question must carry an answer (what ``apply`` needs). Every
+    question's values must be legal under the game's rules either way (a one-line
+    error naming the legal values); a thermometer ended too early is warned about.
     """
     game = Path(game)
     try:
         loaded = load_game(game, sources=sources, warn=warn)
+        loaded.game.check_legal()
         if validate:
             loaded.game.validate()
     except QuestionError as exc:
         raise InputError(f"{game.name}: {exc}") from None
+    for note in loaded.game.notes():
+        warn(note)
+    labels = [q.label() for q in loaded.game.questions]
+    for note in line_notes(loaded.game.rules.name, labels):
+        warn(note)
     return loaded
 
 
@@ -87,6 +96,7 @@ def elimination_geojson(game: Game, elimination: Elimination) -> dict:
                     "stations_removed": list(step.stations_removed),
                     "set_aside": step.set_aside,
                     "contradicts": list(step.contradicts),
+                    "note": step.note,
                 },
                 area_geometry(step.removed),
             )
@@ -131,7 +141,7 @@ def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus])
         # Area in the km² columns, stations in their own: a station question removes
         # stations, not area; a question set aside removes neither.
         removed = "set aside" if step.set_aside else f"{step.removed_km2:.4f}"
-        out = "-" if step.set_aside else str(len(step.stations_removed))
+        out = "-" if step.set_aside or step.note else str(len(step.stations_removed))
         lines.append(
             f"{k:>2}  {q.label()[:34]:<34} {q.answer_text(q.answer)[:24]:<24} {removed:>11} "
             f"{step.remaining_km2:>9.4f} {out:>16}"

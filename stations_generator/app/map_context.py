@@ -45,13 +45,31 @@ from stations_generator.errors import InputError
 from stations_generator.formats.stationfile import read_station_map
 from stations_generator.osm import extracts, layers, overpass, overpass_file, overpass_json
 from stations_generator.osm import filters as osm_filters
-from stations_generator.osm.routes import Route, StopIndex, routes_serving, stop_index
+from stations_generator.osm.routes import Route, StopIndex, lines_under, routes_serving, stop_index
 
 # The first read reaches this far beyond the play area; places, lines and zones farther
 # out are read too when the geometry needs them (OsmContext.places / features).
 SUBJECT_MARGIN_M = 50_000.0
 _RADIUS_MIN_M = 6_335_000.0  # smallest radius of curvature of WGS84 (meridian at the equator)
 LINE_SUBJECTS = ("coastline", "high_speed_rail", "border", "body_of_water")
+#: The tags a station keeps for the valid-stop rules (core/questions/stops.py reads them).
+_STOP_TAGS = frozenset(
+    {
+        "railway",
+        "station",
+        "public_transport",
+        "highway",
+        "amenity",
+        "train",
+        "subway",
+        "tram",
+        "light_rail",
+        "monorail",
+        "funicular",
+        "usage",
+        "railway:preserved",
+    }
+)
 
 #: The Overpass client's detail lines (debug).
 log = logging.getLogger(__name__)
@@ -150,6 +168,8 @@ class OsmContext:
     margin_m: float = SUBJECT_MARGIN_M
     station_filters: tuple = ()
     fetch: Callable[[BaseGeometry], list[OsmElement]] | None = None
+    line_rules: str = "official"
+    """The rule set's name: which routes are transit lines (:func:`~stations_generator.osm.routes.lines_under`)."""
     _reads: dict = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
@@ -420,7 +440,7 @@ class OsmContext:
                     (f"{f}:{k}", g)
                     for f in self._extracts()
                     for b in boxes
-                    for k, g in enumerate(layers.water(f, b))
+                    for k, g in enumerate(layers.bodies_of_water(f, b))
                 )
             self._reads[key] = found
         return self._reads[key]
@@ -484,13 +504,7 @@ class OsmContext:
         return out
 
     def _station(self, sid, name, lon, lat, tags, osm_id=None) -> Station:
-        kinds = tuple(
-            sorted(
-                (k, v)
-                for k, v in tags.items()
-                if k in ("railway", "station", "public_transport", "highway", "amenity")
-            )
-        )
+        kinds = tuple(sorted((k, v) for k, v in tags.items() if k in _STOP_TAGS))
         served = (
             routes_serving(lon, lat, osm_id, self.routes, self._stop_index) if self.routes else []
         )
@@ -500,7 +514,9 @@ class OsmContext:
             lon,
             lat,
             kinds,
-            frozenset(r.id for r in served),
+            # the lines of "same transit line" count by the rule set; the line refs of every
+            # route stay (the NL valid-stop rule reads Rotterdam's metro line B from them)
+            frozenset(r.id for r in lines_under(served, self.line_rules)),
             frozenset(r.line_ref for r in served),
         )
 

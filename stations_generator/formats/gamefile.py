@@ -20,13 +20,18 @@ A game file (JSON) holds everything needed to recompute the map::
         {"type": "matching", "seeker": {...}, "subject": "zone", "level": 8, "answer": "different"},
         {"type": "matching", "seeker": {...}, "subject": "zone-letter", "level": 8, "answer": "same"},
         {"type": "matching", "seeker": {...}, "subject": "transit-line", "answer": "same"},
-        {"type": "measuring", "seeker": {...}, "subject": "coastline", "answer": "closer"}
+        {"type": "measuring", "seeker": {...}, "subject": "coastline", "answer": "closer"},
+        {"type": "measuring", "seeker": {...}, "subject": "border", "level": 8, "answer": "closer"},
+        {"type": "tentacles", "seeker": {...}, "subject": "transit_line", "radius": "25 km",
+         "answer": "HSL:2"}
       ]
     }
 
 Answers: radius ``within`` / ``not within``; thermometer ``hotter`` / ``colder``;
 matching ``same`` / ``different``; measuring ``closer`` / ``further``; tentacles the
-id (``node/123``) or name of the nearest place, or ``not within``. Distances are
+id (``node/123``) or name of the nearest place (for ``transit_line`` the line's
+``network:ref``, ref or name), or ``not within``. A ``border`` without ``level`` is the
+international border (level 2). Distances are
 metres or strings with a unit: ``"500 m"``, ``"2 km"``, ``"3 mi"``. Station matching
 subjects (``station-letter``, ``station-length``, ``transit-line``) use the station
 nearest the seeker unless ``"seeker_station": "node/…"`` names it.
@@ -61,6 +66,12 @@ from stations_generator.core.questions.geometry import (
     Zone,
 )
 from stations_generator.core.questions.rules import ADMIN_LEVELS
+from stations_generator.core.questions.transit import (
+    TRACK_ROUTES,
+    Line,
+    TransitLineTentaclesQuestion,
+    lines_within,
+)
 from stations_generator.errors import InputError
 from stations_generator.formats import jsonio
 
@@ -147,6 +158,11 @@ class QuestionContext(Protocol):
         self, lon: float, lat: float, stations: Sequence[Station]
     ) -> Station | None: ...
 
+    @property
+    def routes(self) -> Sequence[Any]:
+        """The OSM route relations (``id``, ``ref``, ``name``, ``route``, ``stops``)."""
+        ...
+
 
 def question_from_dict(
     raw: dict,
@@ -195,7 +211,7 @@ def question_from_dict(
             return _tentacles(raw, context, where)
         if kind == "matching":
             return _matching(raw, context, stations, where, context_country)
-        return _measuring(raw, context, where)
+        return _measuring(raw, context, where, context_country)
     except QuestionError as exc:
         raise InputError(f"{where}: {exc}") from None
 
@@ -219,12 +235,54 @@ def _thermometer(raw: dict, where: str) -> ThermometerQuestion:
     )
 
 
-def _tentacles(raw: dict, context: QuestionContext, where: str) -> TentaclesQuestion:
+def _track_lines(routes: Sequence[Any]) -> list[Line]:
+    """Lines on tracks from OSM route relations: the relations of one ``network:ref`` (both
+    directions, variants) are one line; a relation without a ref is a line of its own."""
+    stops: dict[str, list] = {}
+    names: dict[str, str] = {}
+    for r in routes:
+        if r.route not in TRACK_ROUTES:
+            continue
+        key = r.line_ref if r.ref else r.id
+        stops.setdefault(key, []).extend(r.stops)
+        names.setdefault(key, r.ref or r.name)
+    return [Line(k, names[k], tuple(stops[k])) for k in sorted(stops)]
+
+
+def _transit_tentacles(
+    raw: dict, context: QuestionContext, seeker: tuple[float, float], radius_m: float, where: str
+) -> TransitLineTentaclesQuestion:
+    """Tentacles on transit lines (JLTG.EU house rules, Tentacles, "Transit Lines").
+
+    The answer is the line's ``network:ref`` (``HSL:6``), its ref or name.
+    """
+    near = lines_within(_track_lines(context.routes), seeker, radius_m)
+    answer = raw.get("answer")
+    line = None
+    if answer is not None:
+        text = str(answer).strip().casefold()
+        if text in (NOT_WITHIN, "none", "no"):
+            line = NOT_WITHIN
+        else:
+            match = [x.id for x in near if text in (x.id.casefold(), x.name.casefold())]
+            if len(match) != 1:
+                raise InputError(
+                    f"{where}: {'no' if not match else len(match)} transit lines {answer!r} "
+                    f"with a stop within {radius_m / 1000:g} km of the seeker; give its "
+                    f"network:ref{' (' + ', '.join(match) + ')' if match else ', ref or name'}"
+                )
+            line = match[0]
+    return TransitLineTentaclesQuestion(seeker, radius_m, near, line)
+
+
+def _tentacles(raw: dict, context: QuestionContext, where: str) -> Question:
     subject = str(raw.get("subject", ""))
     seeker = parse_lat_lon(raw.get("seeker"), f"{where} seeker")
     radius = raw.get("radius", TENTACLES_RADIUS_M.get(subject))
     if radius is None:
         raise InputError(f"{where}: tentacles on {subject!r} needs a radius")
+    if subject == "transit_line":
+        return _transit_tentacles(raw, context, seeker, parse_distance(radius), where)
     places = context.places(subject, [seeker], parse_distance(radius))
     nearest = None
     answer = raw.get("answer")
@@ -253,13 +311,7 @@ def _matching(
     seeker = parse_lat_lon(raw.get("seeker"), f"{where} seeker")
     same = parse_answer(raw.get("answer"), ("same", "yes"), ("different", "no"), where)
     if subject in ("zone", "zone-letter"):
-        level = int(raw.get("level", 0))
-        presets = ADMIN_LEVELS.get(str(country or "").upper())
-        if presets and level not in presets:
-            raise InputError(
-                f"{where}: admin level {level} is not a zone level in {country}; "
-                f"use {', '.join(map(str, presets))}"
-            )
+        level = _zone_level(raw, where, country)
         zones = context.zones(level)
         if not zones:
             raise InputError(f"{where}: no admin zones of level {level} in the OSM data")
@@ -279,10 +331,48 @@ def _matching(
     return MatchingNearestQuestion(seeker, subject, context.places(subject, [seeker]), same)
 
 
-def _measuring(raw: dict, context: QuestionContext, where: str) -> MeasuringQuestion:
+def _zone_level(raw: dict, where: str, country: str | None, extra: tuple[int, ...] = ()) -> int:
+    """The ``level`` of a zone question, checked against the country's zone levels
+    (JLTG.EU house rules, OSM Zone: DE 4, 6, 8; NL 4, 8; elsewhere any level)."""
+    try:
+        level = int(raw.get("level", 0))
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: level {raw.get('level')!r} is not an OSM admin level") from None
+    presets = ADMIN_LEVELS.get(str(country or "").upper())
+    if presets and level not in (*extra, *presets):
+        raise InputError(
+            f"{where}: admin level {level} is not a zone level in {country}; "
+            f"use {', '.join(map(str, (*extra, *presets)))}"
+        )
+    return level
+
+
+def _border_features(
+    raw: dict, context: QuestionContext, where: str, country: str | None
+) -> tuple[int, tuple[BaseGeometry, ...]]:
+    """The admin level of a border question (2, the international border, by default)
+    and the borders of that level's zones, read as the matching zone question reads them."""
+    level = _zone_level({"level": raw.get("level", 2)}, where, country, extra=(2,))
+    if level == 2:
+        return 2, context.features("border", [parse_lat_lon(raw.get("seeker"), where)])
+    zones = context.zones(level)
+    if not zones:
+        raise InputError(f"{where}: no admin zones of level {level} in the OSM data")
+    return level, tuple(z.geometry.boundary for z in zones)
+
+
+def _measuring(
+    raw: dict, context: QuestionContext, where: str, country: str | None = None
+) -> MeasuringQuestion:
     subject = str(raw.get("subject", ""))
     seeker = parse_lat_lon(raw.get("seeker"), f"{where} seeker")
-    features = context.features(subject, [seeker])
+    level = None
+    if subject == "border":
+        # An international / OSM zone border: each level is its own question
+        # (JLTG.EU house rules, Measuring).
+        level, features = _border_features(raw, context, where, country)
+    else:
+        features = context.features(subject, [seeker])
     if not features:
         raise InputError(f"{where}: no {subject} in the OSM data near the play area")
     return MeasuringQuestion(
@@ -296,6 +386,7 @@ def _measuring(raw: dict, context: QuestionContext, where: str) -> MeasuringQues
             ("further", "farther", "no"),
             where,
         ),
+        level,
     )
 
 

@@ -1,7 +1,7 @@
 """What the commands read from an OSM extract, by layer, through the extract cache.
 
 A layer is everything of one kind in the whole extract: the catalogue's points,
-water areas, named admin areas, coastlines, high-speed rail. It is read once
+water areas, named admin areas, coastlines, high-speed rail, rivers and canals. It is read once
 (with osmium's C++ tag filters; see :class:`~stations_generator.osm.extracts.Prefilter`),
 stored in the :class:`~stations_generator.osm.extract_cache.ExtractCache`, and cut
 to each caller's bounding box afterwards, exactly as the readers cut it -- so a
@@ -31,6 +31,11 @@ from shapely.geometry.base import BaseGeometry
 
 from stations_generator import settings
 from stations_generator.core.elements import OsmElement
+from stations_generator.core.questions.water_bodies import (
+    LINE_WATERWAYS,
+    is_line_waterway,
+    is_open_water,
+)
 from stations_generator.osm import extract_io, extracts
 from stations_generator.osm.extract_cache import (
     CacheEntryError,
@@ -43,6 +48,7 @@ __all__ = [
     "AREA_LAYERS",
     "LINE_LAYERS",
     "areas",
+    "bodies_of_water",
     "build_index",
     "current_cache",
     "lines",
@@ -77,6 +83,10 @@ LINE_LAYERS: dict[str, Layer] = {
     "high_speed_rail": Layer(
         lambda t: t.get("railway") == "rail" and t.get("highspeed") == "yes",
         extracts.Prefilter(frozenset({("highspeed", "yes")})),
+    ),
+    # Rivers and canals mapped as lines, open stretches only (core/questions/water_bodies.py).
+    "waterway": Layer(
+        is_line_waterway, extracts.Prefilter(frozenset(("waterway", w) for w in LINE_WATERWAYS))
     ),
 }
 
@@ -338,6 +348,29 @@ def _cut(rows: list, box_: extracts.BBox) -> list:
 def water(path: Path, bbox: extracts.BBox | None = None) -> list[BaseGeometry]:
     """The water areas, as :func:`extracts.read_water` returns them."""
     return [geom for _, _, geom in areas(path, "water", bbox)]
+
+
+def bodies_of_water(path: Path, bbox: extracts.BBox | None = None) -> list[BaseGeometry]:
+    """The bodies of water of the measuring question (JLTG.EU house rules, Body of Water).
+
+    Open water areas (no covered, tunnelled, underground, intermittent or seasonal
+    water), then the open stretches of rivers and canals mapped as lines; see
+    :mod:`stations_generator.core.questions.water_bodies`.
+
+    Parameters
+    ----------
+    path : Path
+        An OSM extract.
+    bbox : BBox, optional
+        Only shapes intersecting it (unclipped).
+
+    Returns
+    -------
+    list of BaseGeometry
+        Polygons / MultiPolygons, then LineStrings, each in the extract's order; WGS84.
+    """
+    found = [geom for _, tags, geom in areas(path, "water", bbox) if is_open_water(tags)]
+    return found + [line for _, _, line in lines(path, "waterway", bbox)]
 
 
 def _routes_columns(routes: list) -> dict[str, np.ndarray]:

@@ -2,7 +2,8 @@
 
 A line is one ``type=route`` relation (``route=train``, ``subway``, ``light_rail``,
 ``tram``, ``bus``, ``monorail``, ``ferry``…) — one route, not the whole network, so
-"same line" means the two stations share a route. A station is served by a route
+"same line" means the two stations share a route. Under the ``jltg-eu`` rules only
+train services are lines (:func:`lines_under`). A station is served by a route
 when one of the route's stop/platform member nodes is the station itself or lies
 within :data:`SERVED_WITHIN_M` of it.
 """
@@ -20,6 +21,7 @@ import osmium
 import osmium.filter
 
 from stations_generator.core.geo.shapes import distance_m
+from stations_generator.core.questions.transit_lines import counts_as_line
 from stations_generator.osm.extract_io import all_items, iterate, open_extract, tags_of
 
 TRANSIT_ROUTES = ("train", "subway", "light_rail", "tram", "bus", "trolleybus", "monorail", "ferry")
@@ -42,6 +44,28 @@ class Route:
     def line_ref(self) -> str:
         """``network:ref``, e.g. ``HSL:6``."""
         return f"{self.network}:{self.ref}"
+
+
+def lines_under(routes: Iterable[Route], rules: str) -> list[Route]:
+    """The routes that count as a transit line under rule set ``rules``.
+
+    Under ``jltg-eu`` only train services do (``route=train``, ``light_rail``,
+    ``monorail``; JLTG.EU house rules, "Matching: Transit Line", see
+    :mod:`stations_generator.core.questions.transit_lines`); under other rule sets,
+    every route read.
+
+    Parameters
+    ----------
+    routes : iterable of Route
+    rules : str
+        The rule set's name.
+
+    Returns
+    -------
+    list of Route
+        In the given order.
+    """
+    return [r for r in routes if counts_as_line(r.route, rules)]
 
 
 def is_route(tags: Mapping[str, str], kinds: tuple[str, ...] = TRANSIT_ROUTES) -> bool:

@@ -167,10 +167,10 @@ def test_cost_needs_no_map(question_list):
     result = run("questions", "cost", question_list, "--json")
     assert result.exit_code == 0, result.output
     ledger = json.loads(result.stdout)
-    assert [e["label"] for e in ledger][:2] == ["Radius 5 km", "Thermometer 3.477 km"]
+    assert [e["label"] for e in ledger][:2] == ["Radius 5 km", "Thermometer 1 km"]
     assert sum(e["draw"] for e in ledger) == 2 + 2 + 3 + 4 + 3 + 3
     single = run("questions", "cost", DATA / "taibeled" / "question-radius.json")
-    assert single.exit_code == 0 and "Radius 4.83 km: draw 2, pick 1" in single.stdout
+    assert single.exit_code == 0 and "Radius 4.83 km (custom): draw 2, pick 1" in single.stdout
 
 
 def test_question_list_applies_with_play_area_and_osm(question_list, tmp_path):

@@ -412,6 +412,7 @@ def _check_signalled(folder, number, status, where):
         assert not (folder / STATE_DIR).exists(), (where, os.listdir(folder / STATE_DIR))
 
 
+@pytest.mark.slow  # (seconds; the full suite runs it)
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGKILL"])
 def test_signals_never_leave_a_mixed_folder(tmp_path, sets, signame):
     number = getattr(signal, signame)
@@ -444,6 +445,7 @@ def test_signals_never_leave_a_mixed_folder(tmp_path, sets, signame):
         assert outcomes["rolled forward"] > 0, outcomes
 
 
+@pytest.mark.slow  # (seconds; the full suite runs it)
 def test_sigkill_after_every_step_of_a_set_in_two_folders(tmp_path):
     """report -o a/report.json --html b/report.html: both files or neither, whichever
     folder the next run or reader visits first."""

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import Point, Polygon, box
 from shapely.geometry.base import BaseGeometry
-from support.paths import DATA, SIOUX
+from support.paths import DATA, EXTRACTS, HELSINKI, LIECHTENSTEIN, SIOUX
 
 from stations_generator.core.geo.shapes import AzimuthalFrame, distance_m
 from stations_generator.core.questions.geometry import (
@@ -43,9 +43,6 @@ from stations_generator.osm import extracts
 from stations_generator.osm.routes import read_routes, routes_serving
 
 TAIBELED = DATA / "taibeled"
-EXTRACTS = DATA / "osm-extracts"
-HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
-LIECHTENSTEIN = EXTRACTS / "liechtenstein-2013-08.osm.pbf"
 MONACO = EXTRACTS / "monaco-2016.osm.pbf"
 
 HELSINKI_SEEKER = (24.9441, 60.1710)  # lon, lat: near the central railway station

@@ -12,7 +12,7 @@ import pytest
 import shapely
 from pyproj import Geod
 from shapely.geometry import LineString, MultiPolygon, Polygon
-from support.paths import EXTRACTS
+from support.paths import EXTRACTS, HELSINKI, LIECHTENSTEIN, MONACO
 
 from stations_generator.core.elements import OsmElement
 from stations_generator.errors import InputError
@@ -26,10 +26,7 @@ from stations_generator.osm.extracts import (
     read_water,
 )
 
-HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
 KOUVOLA = EXTRACTS / "kouvola-test.osm.pbf"
-LIECHTENSTEIN = EXTRACTS / "liechtenstein-2013-08.osm.pbf"
-MONACO = EXTRACTS / "monaco-2016.osm.pbf"
 
 GEOD = Geod(ellps="WGS84")
 TYPE_ORDER = {"node": 0, "way": 1, "relation": 2}

@@ -78,6 +78,7 @@ def assert_network_failure(result, elapsed: float, tmp_path: Path, *fragments: s
     return lines[-1]
 
 
+@pytest.mark.slow  # (seconds; the full suite runs it)
 @pytest.mark.parametrize("service", ["overpass", "nominatim"])
 def test_dripping_server(services, tmp_path, service):
     result, elapsed, name, url = run_fault(services, service, "drip")
@@ -250,6 +251,7 @@ def test_route_online_matches_the_extract(services, tmp_path, liechtenstein_map)
     assert len(cached(tmp_path)) == 1  # the answer parsed, so it was cached
 
 
+@pytest.mark.slow  # (seconds; the full suite runs it)
 def test_route_online_is_bounded(services, tmp_path, liechtenstein_map):
     running, env = services
     running.fault("overpass", "drip")

@@ -96,6 +96,7 @@ def test_an_overpass_failure_is_502_with_the_cli_message(local_services, tmp_pat
     assert answer.json()["error"] == error_line(result)
 
 
+@pytest.mark.slow  # (seconds; the full suite runs it)
 def test_a_slow_fetch_reports_progress(local_services, tmp_path, monkeypatch):
     running, env = local_services
     for key, value in env.items():

@@ -11,5 +11,9 @@ REPO = TESTS.parent
 DATA = TESTS / "data"
 EXTRACTS = DATA / "osm-extracts"
 HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
+LIECHTENSTEIN = EXTRACTS / "liechtenstein-2013-08.osm.pbf"
+MONACO = EXTRACTS / "monaco-2016.osm.pbf"
+BAYREUTH = EXTRACTS / "north-bayreuth.osm.gz"
+KREMS = EXTRACTS / "krems.osm.gz"
 #: The quick start's bundled real example.
 SIOUX = REPO / "examples" / "sioux-falls"

@@ -27,8 +27,17 @@ from stations_generator.core.questions.geometry import (
     QuestionError,
     Station,
     StationQuestion,
+    TentaclesQuestion,
+    ThermometerQuestion,
 )
+from stations_generator.core.questions.legal import check_tentacles
 from stations_generator.core.questions.rules import RuleSet
+from stations_generator.core.questions.transit import TransitLineTentaclesQuestion
+
+
+def unanswered_reason(question: Question) -> str:
+    """Why a question counts as asked but has no answer (a thermometer ended too early), or ""."""
+    return question.too_early() if isinstance(question, ThermometerQuestion) else ""
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,8 @@ class Step:
     #: together leave nothing (this one included). Such a step is set aside: it removes
     #: nothing and later questions apply to the area before it.
     contradicts: tuple[int, ...] = ()
+    #: Why this question has no answer although it counts as asked (it removes nothing).
+    note: str = ""
 
     @property
     def set_aside(self) -> bool:
@@ -141,17 +152,47 @@ class Game:
         """Whether the play area covers a point (any longitude convention)."""
         return bool(self.play_area.covers(Point(self.in_window(lon), lat)))
 
-    def validate(self) -> None:
-        """Check every question can be evaluated (answers present, distances allowed)."""
-        from stations_generator.core.questions.geometry import ThermometerQuestion
+    def check_legal(self) -> None:
+        """QuestionError naming the first question whose value the rules do not allow.
 
+        Thermometer distances by game size, tentacles subjects and (JLTG.EU house
+        rules) their radius; see :mod:`stations_generator.core.questions.legal`.
+        """
         for k, q in enumerate(self.questions, 1):
             try:
-                q.require_answer()
                 if isinstance(q, ThermometerQuestion):
                     q.nominal_m(self.game_size)
+                elif isinstance(q, TentaclesQuestion | TransitLineTentaclesQuestion):
+                    check_tentacles(q.subject, q.radius_m, self.rules.name)
             except QuestionError as exc:
                 raise QuestionError(f"question {k}: {exc}") from None
+
+    def validate(self) -> None:
+        """Check every question can be evaluated (answers present, values allowed).
+
+        A thermometer ended too early needs no answer (:func:`unanswered_reason`).
+        """
+        self.check_legal()
+        for k, q in enumerate(self.questions, 1):
+            if unanswered_reason(q):
+                continue
+            try:
+                q.require_answer()
+            except QuestionError as exc:
+                raise QuestionError(f"question {k}: {exc}") from None
+
+    def notes(self) -> list[str]:
+        """One line per question that counts as asked but has no answer, e.g.
+        ``"question 2: thermometer 1 km: travelled only 640 m; counted as asked, no answer"``."""
+        return [
+            f"question {k}: {why}"
+            for k, q in enumerate(self.questions, 1)
+            if (why := unanswered_reason(q))
+        ]
+
+    def answered(self) -> list[tuple[int, Question]]:
+        """(0-based position, question) of every question that has an answer to apply."""
+        return [(k, q) for k, q in enumerate(self.questions) if not unanswered_reason(q)]
 
     # -- elimination --------------------------------------------------------------
 
@@ -173,6 +214,9 @@ class Game:
         applied: list[int] = []
         alive = {s.id for s in self.stations}
         for k, q in enumerate(self.questions):
+            if why := unanswered_reason(q):
+                steps.append(Step(q, shapely.Polygon(), 0.0, left_km2, note=why))
+                continue
             if isinstance(q, AreaQuestion):
                 kept = shapely.make_valid(q.kept(remaining))
                 kept = _polygonal(kept)
@@ -238,7 +282,7 @@ class Game:
     def station_filter(self) -> np.ndarray:
         """For each station: allowed by the rule set and by every station question."""
         keep = np.array([self.rules.is_valid_stop(s, self.country) for s in self.stations], bool)
-        for q in self.questions:
+        for _, q in self.answered():
             if isinstance(q, StationQuestion):
                 keep &= np.array([q.station_keeps(s) for s in self.stations], bool)
         return keep
@@ -257,6 +301,10 @@ class Game:
         touches = shapely.intersects(remaining, circles)
         inside = shapely.contains(remaining, circles)
         allowed = np.array([self.rules.is_valid_stop(s, self.country) for s in self.stations], bool)
+        # A hiding zone is centred on a stop in the game map (JLTG.EU house rules,
+        # "Exiting the Game Map"): a stations file may list stops beyond it.
+        on_map = shapely.intersects_xy(self.play_area, lons, lats)
+        allowed &= on_map
         passed = self.station_filter()
         # Share of each zone still possible. Zones wholly inside are 1; the others are
         # cut. A ratio of lon/lat areas within one zone (≤ a few km across) differs
@@ -269,7 +317,9 @@ class Game:
         out = []
         for i, s in enumerate(self.stations):
             reason = ""
-            if not allowed[i]:
+            if not on_map[i]:
+                reason = "its stop is outside the play area"
+            elif not allowed[i]:
                 reason = f"not a valid hiding stop under {self.rules.name}"
             elif not passed[i]:
                 reason = "ruled out by a station question"
@@ -303,7 +353,9 @@ class Game:
         station = station or self.nearest_station(lon, lat)
         out = []
         for q in self.questions:
-            if isinstance(q, StationQuestion):
+            if unanswered_reason(q):
+                out.append((q, None))
+            elif isinstance(q, StationQuestion):
                 if station is None:
                     raise QuestionError(
                         f"{q.label()}: needs the hider's station; the game has none"
@@ -336,6 +388,8 @@ class Game:
         conflicts = []
         region = _polygonal(zone.intersection(self.play_area))
         for k, q in enumerate(self.questions):
+            if unanswered_reason(q):
+                continue
             if isinstance(q, StationQuestion):
                 if station is None:
                     continue
@@ -369,7 +423,7 @@ class Game:
         lats = np.atleast_1d(np.asarray(lats, float))
         shapely.prepare(self.play_area)
         ok = shapely.intersects_xy(self.play_area, lons, lats)
-        for q in self.questions:
+        for _, q in self.answered():
             if isinstance(q, AreaQuestion) and ok.any():
                 ok[ok] &= np.asarray(q.answers_for(lons[ok], lats[ok]) == q.answer, bool)
         return ok

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -39,80 +38,35 @@ from stations_generator.core.geo.shapes import (
     geodesic_circle,
     geodesic_circles,
 )
+from stations_generator.core.questions.legal import (  # noqa: F401  (re-exported)
+    ALL_THERMOMETER_DISTANCES_M,
+    CUSTOM,
+    TENTACLES_RADIUS_M,
+    THERMOMETER_DISTANCES_M,
+    THERMOMETER_SLACK,
+    QuestionError,
+    check_thermometer_distance,
+    radius_class,
+    thermometer_class,
+)
+from stations_generator.core.questions.legal import fmt_distance as _fmt_distance
+from stations_generator.core.questions.places import (  # noqa: F401  (re-exported)
+    Place,
+    Station,
+    Zone,
+    ZoneIndex,
+    first_letter,
+    max_distance_from,
+    nearest_place,
+    place_index,
+    voronoi_cell,
+    zone_of,
+)
 
 LonLat = tuple[float, float]
 # Distances equal to within a micrometre are a tie (an edge point, an equidistant
 # point): floating-point round trips of GeographicLib are good to ~1e-9 m.
 TIE_M = 1e-6
-
-
-class QuestionError(ValueError):
-    """A question that cannot be evaluated as given (missing answer, bad distance, …)."""
-
-
-@dataclass(frozen=True)
-class Place:
-    """A point of interest a question refers to (a museum, a station…)."""
-
-    id: str
-    name: str
-    lon: float
-    lat: float
-
-
-@dataclass(frozen=True)
-class Zone:
-    """An admin area (or any named polygon)."""
-
-    id: str
-    name: str
-    geometry: BaseGeometry = field(compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Station:
-    """A hiding station: where a hiding zone is centred."""
-
-    id: str
-    name: str
-    lon: float
-    lat: float
-    tags: tuple[tuple[str, str], ...] = ()  # the OSM tags that say what kind of stop it is
-    lines: frozenset[str] = frozenset()  # ids of the route relations serving it
-    line_refs: frozenset[str] = frozenset()  # "network:ref" of those routes, e.g. "RET:B"
-
-    def tag(self, key: str) -> str | None:
-        """The value of an OSM tag of the station, or None."""
-        return dict(self.tags).get(key)
-
-
-def _fmt_distance(metres: float) -> str:
-    if metres >= 1000:
-        km = metres / 1000
-        return f"{km:g} km" if km == round(km, 3) else f"{km:.2f} km"
-    return f"{metres:g} m"
-
-
-def _nearest(places: Sequence[Place], lon: float, lat: float) -> tuple[Place | None, float]:
-    if not places:
-        return None, math.inf
-    d = distance_m(
-        np.full(len(places), lon),
-        np.full(len(places), lat),
-        np.array([p.lon for p in places]),
-        np.array([p.lat for p in places]),
-    )
-    tied = np.flatnonzero(d == d.min())
-    best = int(min(tied, key=lambda i: places[i].id)) if len(tied) > 1 else int(tied[0])
-    return places[best], float(d[best])
-
-
-def _place_index(places: Sequence[Place]) -> PlaceIndex:
-    """An exact nearest-place index; ties go to the smaller id, as in :func:`_nearest`."""
-    ids = [p.id for p in places]
-    rank = np.empty(len(ids), int)
-    rank[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
-    return PlaceIndex([p.lon for p in places], [p.lat for p in places], rank)
 
 
 def _arrays(lons, lats) -> tuple[np.ndarray, np.ndarray]:
@@ -122,46 +76,6 @@ def _arrays(lons, lats) -> tuple[np.ndarray, np.ndarray]:
 def _circle(centre: LonLat, radius_m: float, near_lon: float | None) -> BaseGeometry:
     lon = centre[0] if near_lon is None else wrap_lon(centre[0], near_lon)
     return geodesic_circle(lon, centre[1], radius_m, EDGE_TOLERANCE_M)
-
-
-def voronoi_cell(places: Sequence[Place], chosen: Place, extent: BaseGeometry) -> BaseGeometry:
-    """The part of ``extent`` whose nearest place (geodesic; ties to the smaller id) is ``chosen``.
-
-    The intersection of the "closer to chosen than to q" regions for every other
-    place q (see :func:`stations_generator.core.geo.shapes.closer_region`). Places far
-    enough that their bisector cannot reach ``extent`` are skipped.
-    """
-    cell = extent
-    others = [q for q in places if q.id != chosen.id and (q.lon, q.lat) != (chosen.lon, chosen.lat)]
-    if not others:
-        return cell
-    d = distance_m(
-        np.full(len(others), chosen.lon),
-        np.full(len(others), chosen.lat),
-        np.array([q.lon for q in others]),
-        np.array([q.lat for q in others]),
-    )
-    for k in np.argsort(d, kind="stable"):
-        if cell.is_empty:
-            break
-        q = others[int(k)]
-        # Every point of the cell is within `reach` of the chosen place; a place more
-        # than 2·reach away cannot be nearer to any of them.
-        reach = _max_distance_from(cell, chosen)
-        if d[k] > 2 * reach:
-            break
-        cell = closer_region((chosen.lon, chosen.lat), (q.lon, q.lat), cell)
-    return cell
-
-
-def _max_distance_from(geometry: BaseGeometry, place: Place) -> float:
-    coords = shapely.get_coordinates(shapely.convex_hull(geometry))
-    if len(coords) == 0:
-        return 0.0
-    d = distance_m(
-        np.full(len(coords), place.lon), np.full(len(coords), place.lat), coords[:, 0], coords[:, 1]
-    )
-    return float(d.max())
 
 
 class Question(ABC):
@@ -269,24 +183,18 @@ class RadiusQuestion(AreaQuestion):
         return extent.intersection(circle) if answer else extent.difference(circle)
 
     def cost_key(self) -> tuple:
-        return (self.kind, round(self.radius_m, 1))
+        # Every custom radius repeats the same question (JLTG.EU house rules, Radius).
+        return (self.kind, radius_class(self.radius_m))
 
     def label(self) -> str:
-        return f"Radius {_fmt_distance(self.radius_m)}"
+        custom = " (custom)" if radius_class(self.radius_m) == CUSTOM else ""
+        return f"Radius {_fmt_distance(self.radius_m)}{custom}"
 
     def answer_text(self, answer: bool) -> str:
         return "within" if answer else "not within"
 
 
 # --- thermometer ----------------------------------------------------------------------
-
-# Distances a thermometer may use, by game size (the game's rules).
-THERMOMETER_DISTANCES_M = {
-    "S": (400.0, 1000.0, 5000.0),
-    "M": (400.0, 1000.0, 5000.0, 15000.0),
-    "L": (400.0, 1000.0, 5000.0, 15000.0, 75000.0),
-}
-THERMOMETER_SLACK = 0.02  # start–end may fall 2 % short of the nominal distance (GPS noise)
 
 
 @dataclass
@@ -302,34 +210,43 @@ class ThermometerQuestion(AreaQuestion):
 
     @property
     def answer(self) -> bool | None:
-        return self.warmer
+        return None if self.too_early() else self.warmer  # null when asked too early
 
     def travelled_m(self) -> float:
         return float(distance_m(self.start[0], self.start[1], self.end[0], self.end[1]))
 
-    def nominal_m(self, game_size: str) -> float:
-        """The thermometer distance this question uses; QuestionError if not allowed."""
-        allowed = THERMOMETER_DISTANCES_M[game_size]
-        travelled = self.travelled_m()
+    def class_m(self) -> float:
+        """The thermometer distance this is, for the repeat cost: the declared one, else
+        the largest listed distance not longer than the travel (400 m if shorter)."""
         if self.distance_m is not None:
-            if self.distance_m not in allowed:
-                raise QuestionError(
-                    f"a {_fmt_distance(self.distance_m)} thermometer is not allowed in a {game_size} "
-                    f"game; use {', '.join(_fmt_distance(a) for a in allowed)}"
-                )
-            if travelled < self.distance_m * (1 - THERMOMETER_SLACK):
-                raise QuestionError(
-                    f"thermometer start and end are {_fmt_distance(round(travelled))} apart, "
-                    f"short of the declared {_fmt_distance(self.distance_m)}"
-                )
             return self.distance_m
-        fits = [a for a in allowed if travelled >= a * (1 - THERMOMETER_SLACK)]
-        if not fits:
-            raise QuestionError(
-                f"thermometer start and end are only {_fmt_distance(round(travelled))} apart; the "
-                f"shortest thermometer is {_fmt_distance(allowed[0])}"
-            )
-        return fits[-1]
+        found = thermometer_class(self.travelled_m())
+        return ALL_THERMOMETER_DISTANCES_M[0] if found is None else found
+
+    def too_early(self) -> str:
+        """Why the question has no answer when asked before travelling its distance, or "".
+
+        JLTG.EU house rules, Thermometer ("Thermometer Mechanics"): it is considered
+        asked, the reward is given, and the hider returns a null answer.
+        """
+        travelled = self.travelled_m()
+        nominal = self.class_m()
+        if travelled >= nominal * (1 - THERMOMETER_SLACK):
+            return ""
+        return (
+            f"thermometer {_fmt_distance(nominal)}: travelled only "
+            f"{_fmt_distance(round(travelled))}; counted as asked, no answer"
+        )
+
+    def nominal_m(self, game_size: str) -> float:
+        """The thermometer distance this question uses; QuestionError if not allowed in
+        ``game_size`` (JLTG.EU house rules, Thermometer: 15 km M/L only, 75 km L only)."""
+        if self.distance_m is not None:
+            check_thermometer_distance(self.distance_m, game_size)
+            return self.distance_m
+        allowed = THERMOMETER_DISTANCES_M[game_size]
+        found = thermometer_class(self.travelled_m(), allowed)
+        return allowed[0] if found is None else found
 
     def answer_for(self, lon: float, lat: float) -> bool:
         return bool(self.answers_for([lon], [lat])[0])
@@ -346,29 +263,21 @@ class ThermometerQuestion(AreaQuestion):
         return hot if answer else extent.difference(hot)
 
     def cost_key(self) -> tuple:
-        return (self.kind, self.distance_m or round(self.travelled_m(), -2))
+        # Repeats by distance class (JLTG.EU house rules, Thermometer).
+        return (self.kind, self.class_m())
 
     def label(self) -> str:
-        d = self.distance_m or self.travelled_m()
-        return f"Thermometer {_fmt_distance(round(d))}"
+        return f"Thermometer {_fmt_distance(self.class_m())}"
 
-    def answer_text(self, answer: bool) -> str:
+    def answer_text(self, answer: bool | None) -> str:
+        if answer is None:
+            return "no answer (too early)" if self.too_early() else "no answer"
         return "hotter" if answer else "colder"
 
 
 # --- tentacles ------------------------------------------------------------------------
 
 NOT_WITHIN = "not within"
-TENTACLES_RADIUS_M = {  # the game's rules
-    "zoo": 25000.0,
-    "aquarium": 25000.0,
-    "theme_park": 25000.0,
-    "transit_line": 25000.0,
-    "museum": 2000.0,
-    "library": 2000.0,
-    "cinema": 2000.0,
-    "hospital": 2000.0,
-}
 
 
 @dataclass
@@ -411,7 +320,7 @@ class TentaclesQuestion(AreaQuestion):
     def answer_for(self, lon: float, lat: float) -> Any:
         if float(distance_m(self.seeker[0], self.seeker[1], lon, lat)) > self.radius_m + TIE_M:
             return NOT_WITHIN
-        place, _ = _nearest(self._candidates, lon, lat)
+        place, _ = nearest_place(self._candidates, lon, lat)
         return place.id if place else NOT_WITHIN
 
     def answers_for(self, lons, lats) -> np.ndarray:
@@ -421,7 +330,7 @@ class TentaclesQuestion(AreaQuestion):
         d = distance_m(np.full(n, self.seeker[0]), np.full(n, self.seeker[1]), lons, lats)
         inside = np.asarray(d) <= self.radius_m + TIE_M
         if self._candidates and inside.any():
-            idx, _ = _place_index(self._candidates).nearest(lons[inside], lats[inside])
+            idx, _ = place_index(self._candidates).nearest(lons[inside], lats[inside])
             out[inside] = [self._candidates[i].id for i in idx]
         return out
 
@@ -475,18 +384,18 @@ class MatchingNearestQuestion(AreaQuestion):
 
     @cached_property
     def _seeker_place(self) -> Place:
-        place, _ = _nearest(self.places, *self.seeker)
+        place, _ = nearest_place(self.places, *self.seeker)
         if place is None:
             raise QuestionError(f"{self.label()}: no {self.subject} known near the play area")
         return place
 
     def answer_for(self, lon: float, lat: float) -> bool:
-        place, _ = _nearest(self.places, lon, lat)
+        place, _ = nearest_place(self.places, lon, lat)
         return place is not None and place.id == self.seeker_place().id
 
     @cached_property
     def _index(self) -> PlaceIndex:
-        return _place_index(self.places)
+        return place_index(self.places)
 
     def answers_for(self, lons, lats) -> np.ndarray:
         lons, lats = _arrays(lons, lats)
@@ -508,40 +417,6 @@ class MatchingNearestQuestion(AreaQuestion):
         return "same" if answer else "different"
 
 
-class _ZoneIndex:
-    """Which zone covers a point (the smallest id where zones overlap), by STRtree."""
-
-    def __init__(self, zones: Sequence[Zone]) -> None:
-        self.zones = sorted(zones, key=lambda z: z.id)
-        geoms = [z.geometry for z in self.zones]
-        self.tree = shapely.STRtree(geoms)
-        self.centre = centre_lon(shapely.GeometryCollection(geoms)) if geoms else 0.0
-
-    def zone_of(self, lon: float, lat: float) -> Zone | None:
-        return self.zones_of([lon], [lat])[0]
-
-    def zones_of(self, lons, lats) -> list[Zone | None]:
-        pts = shapely.points(
-            wrap_lon(np.asarray(lons, float), self.centre), np.asarray(lats, float)
-        )
-        qi, zi = self.tree.query(pts, predicate="covered_by")
-        best = np.full(len(pts), len(self.zones))
-        np.minimum.at(best, qi, zi)
-        return [self.zones[int(b)] if b < len(self.zones) else None for b in best]
-
-
-def _zone_of(zones: Sequence[Zone], lon: float, lat: float) -> Zone | None:
-    return _ZoneIndex(zones).zone_of(lon, lat)
-
-
-def first_letter(name: str) -> str:
-    """The first letter of a name, case-folded (digits and punctuation skipped)."""
-    for ch in name.casefold():
-        if ch.isalpha():
-            return ch
-    return ""
-
-
 @dataclass
 class MatchingZoneQuestion(AreaQuestion):
     """ "Is your admin zone (at a level) the same as mine?", or its first letter."""
@@ -559,8 +434,8 @@ class MatchingZoneQuestion(AreaQuestion):
         return self.same
 
     @cached_property
-    def _index(self) -> _ZoneIndex:
-        return _ZoneIndex(self.zones)
+    def _index(self) -> ZoneIndex:
+        return ZoneIndex(self.zones)
 
     def seeker_zone(self) -> Zone:
         zone = self._index.zone_of(*self.seeker)
@@ -689,6 +564,9 @@ class MeasuringQuestion(AreaQuestion):
     features: tuple[BaseGeometry, ...]
     frame: AzimuthalFrame
     hider_closer: bool | None = None
+    #: For ``border``: the OSM admin level measured to (2 = the international border).
+    #: Each level is its own question (JLTG.EU house rules, Measuring).
+    level: int | None = None
     kind: ClassVar[str] = "measuring"
     cost: ClassVar[tuple[int, int]] = (3, 1)
 
@@ -761,7 +639,7 @@ class MeasuringQuestion(AreaQuestion):
         if len(pts) and d > 0 and not extent.is_empty:
             # Only points whose circle can reach the extent.
             centre = shapely.centroid(extent)
-            reach = _max_distance_from(extent, Place("", "", centre.x, centre.y))
+            reach = max_distance_from(extent, Place("", "", centre.x, centre.y))
             dc = distance_m(np.full(len(pts), centre.x), np.full(len(pts), centre.y), *pts.T)
             near = pts[dc <= reach + d]
             if len(near):
@@ -785,10 +663,15 @@ class MeasuringQuestion(AreaQuestion):
         return region if answer else extent.difference(region)
 
     def cost_key(self) -> tuple:
-        return (self.kind, self.subject)
+        return (
+            (self.kind, self.subject)
+            if self.level is None
+            else (self.kind, self.subject, self.level)
+        )
 
     def label(self) -> str:
-        return f"Measuring {self.subject}"
+        level = "" if self.level is None else f" (level {self.level})"
+        return f"Measuring {self.subject}{level}"
 
     def answer_text(self, answer: bool) -> str:
         return "closer" if answer else "further"

@@ -17,19 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from stations_generator.core.questions.geometry import Question, Station
+from stations_generator.core.questions.stops import de_stop, nl_stop, other_stop
 
 MILE_M = 1609.344
 
 MODIFIERS = {"prosperous": 1.5, "tiny": 0.5}
 BOTH_MODIFIERS = 0.75  # Prosperous + Tiny Home together
-
-
-def _rail(station: Station) -> bool:
-    return station.tag("railway") in ("station", "halt") and station.tag("station") != "subway"
-
-
-def _rail_or_rotterdam_b(station: Station) -> bool:
-    return _rail(station) or "RET:B" in station.line_refs
 
 
 def _any(_station: Station) -> bool:
@@ -68,7 +61,8 @@ RULE_SETS: dict[str, RuleSet] = {
     "jltg-eu": RuleSet(
         "jltg-eu",
         {"S": 500.0, "M": 500.0, "L": 1000.0},
-        {"DE": _rail, "NL": _rail_or_rotterdam_b, "*": _rail},
+        # JLTG.EU house rules, "Hiding Zones" (see core/questions/stops.py)
+        {"DE": de_stop, "NL": nl_stop, "*": other_stop},
         "JLTG.EU house rules",
     ),
     "official": RuleSet(

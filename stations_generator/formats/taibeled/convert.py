@@ -135,6 +135,10 @@ def _geo_places(features: Sequence[Any], where: str) -> tuple[Place, ...]:
     return tuple(out)
 
 
+#: Foreign member of a custom-measure ``geo`` naming the admin level of a border.
+LEVEL_MEMBER = "level"
+
+
 def _geo_subject(geo: Any, default: str = "custom") -> str:
     if isinstance(geo, dict) and isinstance(geo.get(SUBJECT_MEMBER), str):
         return geo[SUBJECT_MEMBER]
@@ -289,8 +293,15 @@ def _measuring_to_model(q: TaibeledQuestion, resolver: Resolver) -> Question:
     subject = MEASURING_TYPES[mtype]
     if subject is None:  # custom-measure
         feats = tuple(_geo_geometries(d.get("geo"), where))
+        geo = d.get("geo")
+        level = geo.get(LEVEL_MEMBER) if isinstance(geo, dict) else None
         return MeasuringQuestion(
-            q.seeker, _geo_subject(d.get("geo")), feats, resolver.frame, d["hiderCloser"]
+            q.seeker,
+            _geo_subject(geo),
+            feats,
+            resolver.frame,
+            d["hiderCloser"],
+            level if isinstance(level, int) and not isinstance(level, bool) else None,
         )
     _check_subject(subject, where, f"type {mtype!r}", features=True)
     return MeasuringQuestion(
@@ -512,6 +523,8 @@ def _measuring_from_model(
             }
             if q.subject != "custom":
                 geo[SUBJECT_MEMBER] = q.subject
+            if q.level is not None:  # a border's admin level (foreign member, like subject)
+                geo[LEVEL_MEMBER] = q.level
             data.update(type="custom-measure", geo=geo)
         else:
             data["type"] = mtype

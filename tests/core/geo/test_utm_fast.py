@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from pyproj.aoi import AreaOfInterest
 from pyproj.database import query_utm_crs_info
 
@@ -17,6 +18,7 @@ def _searched(w, s, e, n) -> int:
     return int(best.code)
 
 
+@pytest.mark.slow  # (seconds; the full suite runs it)
 def test_plain_zone_matches_the_search():
     rng = random.Random(11)
     boxes = [(-96.8, 43.45, -96.55, 43.63), (9.47, 47.04, 9.64, 47.27), (-1.0, -0.5, 1.0, 0.5)]

@@ -278,6 +278,7 @@ def test_calibration_suggestion_lands_in_range(helsinki, helsinki_times):
         assert 2 <= multiple <= 4
 
 
+@pytest.mark.slow  # (seconds; the full suite runs it)
 def test_travel_times_do_not_depend_on_the_hash_seed():
     # osmnx merges the tags of simplified ways in set order; the speeds must not follow it.
     code = (

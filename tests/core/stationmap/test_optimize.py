@@ -49,7 +49,7 @@ def _optimized(area, cands, water, radius, cap, limit=60.0, search=None):
     [
         (None, None, 115),  # the auto-tuned default: radius 402 m, cap 2
         (402.0, 0, 129),
-        (1000.0, 2, 132),
+        pytest.param(1000.0, 2, 132, marks=pytest.mark.slow),  # (6 s: the full suite's)
     ],
 )
 def test_sioux_falls_optima_are_proven(

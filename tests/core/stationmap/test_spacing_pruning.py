@@ -69,6 +69,7 @@ def _select(module, pool, rules, rounds):
     )
 
 
+@pytest.mark.slow  # (seconds; the full suite runs it)
 @pytest.mark.parametrize("rounds", [0, 60], ids=["swaps", "search"])
 @pytest.mark.parametrize("which", ["sioux", "helsinki"])
 def test_skipped_trials_change_no_map(pure, pools, monkeypatch, which, rounds):

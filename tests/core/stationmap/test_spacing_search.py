@@ -78,6 +78,7 @@ def test_search_beats_the_swaps_alone(sioux_area, sioux_candidates, sioux_data, 
     assert len(plain.stations) <= len(few.stations) <= reached
 
 
+@pytest.mark.slow  # (seconds; the full suite runs it)
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
