@@ -65,3 +65,68 @@ def test_the_installed_program_is_run():
     assert script.value == "stations_generator.cli:run"
     main_module = (REPO / "stations_generator" / "__main__.py").read_text(encoding="utf-8")
     assert "run()" in main_module
+
+
+def _program(code: str, *argv: str, cwd) -> subprocess.CompletedProcess:
+    """Run ``code`` (which ends by calling cli.run) as a program with ``argv``."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
+
+
+_WITH_EXIT_FUNCTION = """
+import atexit, sys
+atexit.register(lambda: print("exit function ran", flush=True))
+from stations_generator.cli import run
+sys.argv[0] = "stations-generator"
+run()
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [(["--help"], 0), (["generate", "no-such-area.geojson"], 2), (["nope"], 2)],
+)
+def test_leaving_at_once_keeps_the_code_the_output_and_the_exit_functions(tmp_path, argv, code):
+    """run() ends the process without tearing the interpreter down (cli._leave): the exit
+    code, every line of output and the exit functions are as Python's own exit gives them."""
+    done = _program(_WITH_EXIT_FUNCTION, *argv, cwd=tmp_path)
+    assert done.returncode == code, done.stderr
+    assert done.stdout.endswith("exit function ran\n")
+    if code == 0:  # the whole help, up to its last command
+        assert done.stdout.startswith("Usage: ")
+        assert done.stdout.count("\n") > 20
+    else:
+        assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+
+
+def test_a_thread_still_running_is_waited_for(tmp_path):
+    """A non-daemon thread left running: Python's ordinary exit, which waits for it."""
+    code = """
+import sys, threading, time
+def late():
+    time.sleep(0.3)
+    print("thread finished", flush=True)
+threading.Thread(target=late).start()
+from stations_generator.cli import run
+sys.argv[0] = "stations-generator"
+run()
+"""
+    done = _program(code, "--version", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("thread finished")
+
+
+def test_leaving_at_once_writes_whole_files(tmp_path):
+    """A generate through run(): every output file whole, then the process gone."""
+    out = tmp_path / "out"
+    code = "import sys; from stations_generator.cli import run; run()"
+    done = _program(
+        code, "-q", "generate", str(SIOUX_FALLS), "--osm", str(POIS), "-o", str(out), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    import json
+
+    collection = json.loads((out / "stations.geojson").read_text(encoding="utf-8"))
+    assert any(f["properties"].get("role") == "station" for f in collection["features"])
+    assert (out / "stations.kml").read_text(encoding="utf-8").endswith("</kml>\n")
