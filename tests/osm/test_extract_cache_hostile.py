@@ -35,7 +35,8 @@ from stations_generator.osm.extract_cache import ExtractCache
 pytestmark = pytest.mark.slow
 
 ZONE = REPO / "zones" / "helsinki-centre.geojson"
-LAYERS_PER_READ = 6  # points, water, admin, coastline, high-speed rail, routes
+# points, routes, and every area and line layer (water, admin, coastline, rail, waterways …)
+LAYERS_PER_READ = 2 + len(layers.AREA_LAYERS) + len(layers.LINE_LAYERS)
 IS_POSIX = os.name == "posix"
 
 
