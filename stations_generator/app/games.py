@@ -20,6 +20,7 @@ from stations_generator.app.request_fields import (
 from stations_generator.core.geo.antimeridian import split_antimeridian, wrap_lon
 from stations_generator.core.questions.game import Elimination, Game, ZoneCheck, ZoneStatus
 from stations_generator.core.questions.geometry import QuestionError, Station
+from stations_generator.core.questions.photos import PhotoQuestion
 from stations_generator.core.questions.transit_lines import line_notes
 from stations_generator.errors import ArgumentTypeError, ArgumentValueError, InputError
 from stations_generator.formats import taibeled
@@ -319,10 +320,14 @@ def share_link(
     Returns
     -------
     str
+        Photo questions are left out: the app has no photo question, and a photo
+        removes no area.
     """
     state = taibeled.TaibeledState(
         play_area=game.play_area,
-        questions=[taibeled.from_model(q) for q in game.questions],
+        questions=[
+            taibeled.from_model(q) for q in game.questions if not isinstance(q, PhotoQuestion)
+        ],
         hiding_radius_m=game.hiding_radius_m,
         **({} if zone_options is None else {"zone_options": list(zone_options)}),
     )

@@ -23,12 +23,15 @@ A game file (JSON) holds everything needed to recompute the map::
         {"type": "measuring", "seeker": {...}, "subject": "coastline", "answer": "closer"},
         {"type": "measuring", "seeker": {...}, "subject": "border", "level": 8, "answer": "closer"},
         {"type": "tentacles", "seeker": {...}, "subject": "transit_line", "radius": "25 km",
-         "answer": "HSL:2"}
+         "answer": "HSL:2"},
+        {"type": "photo", "photo": "tree", "phase": "long", "answer": "sent"}
       ]
     }
 
 Answers: radius ``within`` / ``not within``; thermometer ``hotter`` / ``colder``;
-matching ``same`` / ``different``; measuring ``closer`` / ``further``; tentacles the
+matching ``same`` / ``different``; measuring ``closer`` / ``further``; photo ``sent`` /
+``cannot answer`` (``phase`` ``long`` or ``end``, optional ISO times ``asked_at`` and
+``started_at`` — the game's start — for the Large-game embargo); tentacles the
 id (``node/123``) or name of the nearest place (for ``transit_line`` the line's
 ``network:ref``, ref or name), or ``not within``. A ``border`` without ``level`` is the
 international border (level 2). Distances are
@@ -42,6 +45,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -65,6 +69,13 @@ from stations_generator.core.questions.geometry import (
     ThermometerQuestion,
     Zone,
 )
+from stations_generator.core.questions.photos import (
+    CANNOT_ANSWER,
+    PHASES,
+    PHOTO_KINDS,
+    SENT,
+    PhotoQuestion,
+)
 from stations_generator.core.questions.rules import ADMIN_LEVELS
 from stations_generator.core.questions.transit import (
     TRACK_ROUTES,
@@ -79,7 +90,7 @@ FORMAT = "stations-generator-game/1"
 MAX_GAME_BYTES = 64 * 1024**2
 DEFAULT_STATION_CATEGORIES = ("train_station", "train_halt", "tram_stop")
 STATION_SUBJECTS = {"station-letter": "letter", "station-length": "length", "transit-line": "line"}
-QUESTION_TYPES = ("radius", "thermometer", "tentacles", "matching", "measuring")
+QUESTION_TYPES = ("radius", "thermometer", "tentacles", "matching", "measuring", "photo")
 _UNITS = {"m": 1.0, "km": 1000.0, "mi": 1609.344, "mile": 1609.344, "miles": 1609.344, "ft": 0.3048}
 
 
@@ -211,6 +222,8 @@ def question_from_dict(
             return _tentacles(raw, context, where)
         if kind == "matching":
             return _matching(raw, context, stations, where, context_country)
+        if kind == "photo":
+            return _photo(raw, where)
         return _measuring(raw, context, where, context_country)
     except QuestionError as exc:
         raise InputError(f"{where}: {exc}") from None
@@ -232,6 +245,44 @@ def _thermometer(raw: dict, where: str) -> ThermometerQuestion:
         parse_lat_lon(raw.get("end"), f"{where} end"),
         parse_answer(raw.get("answer"), ("hotter", "warmer"), ("colder",), where),
         parse_distance(raw["distance"], f"{where} distance") if "distance" in raw else None,
+    )
+
+
+def _iso_time(value: Any, what: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        raise InputError(
+            f'{what} {value!r} is not an ISO time; give e.g. "2026-05-01T10:30:00+02:00"'
+        ) from None
+
+
+def _photo(raw: dict, where: str) -> PhotoQuestion:
+    photo = str(raw.get("photo", "")).lower()
+    if photo not in PHOTO_KINDS:
+        raise InputError(
+            f"{where}: unknown photo {photo!r} (JLTG.EU house rules, Photos); use "
+            f"{', '.join(PHOTO_KINDS)}"
+        )
+    phase = str(raw.get("phase", "long")).lower()
+    if phase not in PHASES:
+        raise InputError(f"{where}: photo phase {phase!r} is not one of {', '.join(PHASES)}")
+    answer = raw.get("answer")
+    text = None if answer is None else str(answer).strip().lower()
+    if text in ("sent", "photo", "yes"):
+        text = SENT
+    elif text in ("cannot answer", "cannot", "i cannot answer that question", "no"):
+        text = CANNOT_ANSWER
+    elif text is not None:
+        raise InputError(f"{where}: answer {answer!r} is not one of {SENT}, {CANNOT_ANSWER}")
+    return PhotoQuestion(
+        photo,
+        phase,
+        text,
+        _iso_time(raw.get("asked_at"), f"{where} asked_at"),
+        _iso_time(raw.get("started_at"), f"{where} started_at"),
     )
 
 

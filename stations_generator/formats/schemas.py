@@ -178,9 +178,9 @@ _DISTANCE = {
 _ANSWER = {"type": ["string", "boolean", "null"], "x-expected": "an answer such as a string"}
 _QUESTION_KEYS = {
     "type": {
-        "enum": ["radius", "thermometer", "tentacles", "matching", "measuring"],
+        "enum": ["radius", "thermometer", "tentacles", "matching", "measuring", "photo"],
         "x-message": "unknown question type {value}; use radius, thermometer, tentacles, "
-        "matching or measuring",
+        "matching, measuring or photo",
     },
     "id": {"type": "string"},
     "seeker": _POINT,
@@ -196,6 +196,13 @@ _QUESTION_KEYS = {
         "x-expected": "an integer admin level such as 8",
     },
     "seeker_station": {"type": "string", "x-expected": 'a station id such as "node/123"'},
+    "photo": {"type": "string", "x-expected": 'a photo kind such as "tree"'},
+    "phase": {"enum": ["long", "end"], "x-expected": "a game phase: long or end"},
+    "asked_at": {"type": "string", "x-expected": 'an ISO time such as "2026-05-01T10:30:00+02:00"'},
+    "started_at": {
+        "type": "string",
+        "x-expected": 'an ISO time such as "2026-05-01T08:00:00+02:00"',
+    },
     "answer": _ANSWER,
     "note": {"type": "string"},
     "comment": {"type": "string"},
@@ -230,6 +237,7 @@ _QUESTION: dict[str, Any] = {
         _requires(
             "measuring", "seeker", "subject", fix={**_SEEKER_FIX, "subject": 'add "subject"'}
         ),
+        _requires("photo", "photo", fix={"photo": 'add "photo": a photo kind such as "tree"'}),
         {
             "if": {
                 "properties": {"subject": {"enum": ["zone", "zone-letter"]}},

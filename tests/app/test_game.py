@@ -211,7 +211,9 @@ def _bad_game(tmp_path, mutate, message):
 
 def test_bad_question_type(tmp_path):
     _bad_game(
-        tmp_path, lambda d: d["questions"][0].update(type="photo"), "unknown question type 'photo'"
+        tmp_path,
+        lambda d: d["questions"][0].update(type="compass"),
+        "unknown question type 'compass'",
     )
 
 

@@ -57,10 +57,10 @@ def test_an_unknown_key_lists_the_known_ones():
 
 
 def test_a_whole_message_from_the_schema():
-    question = {**QUESTION, "type": "photo"}
+    question = {**QUESTION, "type": "compass"}
     assert _message({"play_area": "a", "questions": [question]}, schemas.GAME) == (
-        "game.json: $.questions[0].type: unknown question type 'photo'; use radius, "
-        "thermometer, tentacles, matching or measuring"
+        "game.json: $.questions[0].type: unknown question type 'compass'; use radius, "
+        "thermometer, tentacles, matching, measuring or photo"
     )
 
 

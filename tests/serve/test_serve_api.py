@@ -334,7 +334,7 @@ def test_a_game_on_the_station_map_just_made(client):
         (lambda d: d.update(osm=["other.osm.pbf"]), "restart it with --osm other.osm.pbf"),
         (lambda d: d.update(play_area="/etc/passwd"), "restart it with --file passwd"),
         (lambda d: d["questions"][0].update(radius="far"), "question 1 radius"),
-        (lambda d: d["questions"][0].update(type="photo"), "unknown question type 'photo'"),
+        (lambda d: d["questions"][0].update(type="compass"), "unknown question type 'compass'"),
         (lambda d: d.update(rules="house"), "house"),
     ],
 )

@@ -641,8 +641,8 @@ def game_variants() -> list[tuple[str, bytes, str, tuple[str, ...]]]:
             ("$.questions[7]",),
         ),
         (
-            "question-type-photo",
-            mutated(lambda d: q(0)(d).update(type="photo")),
+            "question-type-compass",
+            mutated(lambda d: q(0)(d).update(type="compass")),
             "error",
             ("unknown question type",),
         ),

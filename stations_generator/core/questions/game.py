@@ -31,6 +31,7 @@ from stations_generator.core.questions.geometry import (
     ThermometerQuestion,
 )
 from stations_generator.core.questions.legal import check_tentacles
+from stations_generator.core.questions.photos import PhotoQuestion
 from stations_generator.core.questions.rules import RuleSet
 from stations_generator.core.questions.transit import TransitLineTentaclesQuestion
 
@@ -156,7 +157,9 @@ class Game:
         """QuestionError naming the first question whose value the rules do not allow.
 
         Thermometer distances by game size, tentacles subjects and (JLTG.EU house
-        rules) their radius; see :mod:`stations_generator.core.questions.legal`.
+        rules) their radius; see :mod:`stations_generator.core.questions.legal`. Photo
+        kinds by game size and the Large-game photo embargo; see
+        :mod:`stations_generator.core.questions.photos`.
         """
         for k, q in enumerate(self.questions, 1):
             try:
@@ -164,6 +167,8 @@ class Game:
                     q.nominal_m(self.game_size)
                 elif isinstance(q, TentaclesQuestion | TransitLineTentaclesQuestion):
                     check_tentacles(q.subject, q.radius_m, self.rules.name)
+                elif isinstance(q, PhotoQuestion):
+                    q.check(self.game_size)
             except QuestionError as exc:
                 raise QuestionError(f"question {k}: {exc}") from None
 
