@@ -21,7 +21,6 @@ from stations_generator.core.geo.antimeridian import split_antimeridian, wrap_lo
 from stations_generator.core.questions.game import Elimination, Game, ZoneCheck, ZoneStatus
 from stations_generator.core.questions.geometry import QuestionError, Station
 from stations_generator.core.questions.photos import PhotoQuestion
-from stations_generator.core.questions.transit_lines import line_notes
 from stations_generator.errors import ArgumentTypeError, ArgumentValueError, InputError
 from stations_generator.formats import taibeled
 from stations_generator.formats.gamefile import parse_lat_lon
@@ -50,9 +49,6 @@ def load(game: Path, sources: MapSources, warn, *, validate: bool = True) -> Loa
     except QuestionError as exc:
         raise InputError(f"{game.name}: {exc}") from None
     for note in loaded.game.notes():
-        warn(note)
-    labels = [q.label() for q in loaded.game.questions]
-    for note in line_notes(loaded.game.rules.name, labels):
         warn(note)
     return loaded
 

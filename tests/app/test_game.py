@@ -6,12 +6,11 @@ import json
 import shutil
 
 import pytest
-from click.testing import CliRunner
 from shapely.geometry import Point
+from support.cli_runs import run
 from support.paths import REPO
 
 from stations_generator.app.game_loader import load_game
-from stations_generator.cli import main
 from stations_generator.core.questions.geometry import RadiusQuestion
 from stations_generator.core.questions.rules import RULE_SETS, cost_ledger
 
@@ -22,10 +21,6 @@ HIDER = (24.9490, 60.1665)  # where the example's answers were given from
 @pytest.fixture(scope="module")
 def loaded():
     return load_game(GAME)
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def test_example_loads_real_data(loaded):

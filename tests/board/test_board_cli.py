@@ -5,30 +5,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 from support.board_cases import AREAS, EXTRACTS, real_board, write_area
+from support.cli_runs import one_line_error
+from support.cli_runs import run_caught as run
 
 from stations_generator.board.build import dumps
 from stations_generator.board.model import board_to_json
 from stations_generator.board.players import BoardGraphs
 from stations_generator.board.rules import HouseRules, load_cards
 from stations_generator.board.simulate import play_game, simulate
-from stations_generator.cli import main
 
 RULES = HouseRules(cards=load_cards())
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_line_error(result, code, *words):
-    assert result.exit_code == code, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for w in words:
-        assert w in lines[0], lines[0]
-    assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,9 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from support.board_cases import AREAS, EXTRACTS, RULES8, real_board, write_area
+from support.cli_runs import one_line_error
+from support.cli_runs import run_caught as run
 
 from stations_generator.board.build import dumps, load_board
 from stations_generator.board.grid import MAX_SQUARES, size_problem
@@ -22,21 +23,7 @@ from stations_generator.board.players import FAR, BoardGraphs
 from stations_generator.board.render import render_pdf
 from stations_generator.board.rules import HAND_SIZES, BoardGame, HouseRules, load_cards
 from stations_generator.board.simulate import play_game
-from stations_generator.cli import main
 from stations_generator.errors import InputError
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_line_error(result, code, *words):
-    assert result.exit_code == code, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for w in words:
-        assert w in lines[0], lines[0]
-    assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
 @pytest.fixture(scope="module")

@@ -10,20 +10,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import geopandas as gpd
 import pytest
-from click.testing import CliRunner
+from support.cli_runs import run
 from support.paths import REPO, SIOUX
 
-from stations_generator.cli import main
 from stations_generator.formats.csv import PEER_COLUMNS
 from stations_generator.formats.geojson import validate_rfc7946
 
 ZONE = REPO / "zones" / "sioux-falls.geojson"
 OFFLINE = ["--osm", str(SIOUX / "pois.json"), "--water", str(SIOUX / "water.json")]
-
-
-def run(*args):
-    runner = CliRunner()
-    return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,7 @@ if not __package__:  # run as a script (see above): the tests folder is not on s
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from support.area_files import zip_bytes  # noqa: E402
 from support.paths import REPO  # noqa: E402
 
 SIOUX_RING = json.loads((REPO / "zones" / "sioux-falls.geojson").read_text(encoding="utf-8"))
@@ -357,17 +358,6 @@ def _kml_doc(ring: list, depth: int = 0) -> bytes:
     ).encode()
 
 
-def _zip(entries: dict[str, bytes]) -> bytes:
-    import io
-    import zipfile
-
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, data in entries.items():
-            z.writestr(name, data)
-    return buffer.getvalue()
-
-
 def _patched(raw: bytes, at_local: int, at_central: int, value: int) -> bytes:
     """The zip with a 2-byte field of every local and central header set to ``value``."""
     out = bytearray(raw)
@@ -383,7 +373,7 @@ def area_file_variants() -> list[tuple[str, str, bytes, str, tuple[str, ...]]]:
     """(case, file name, bytes, expect, stderr fragments): hostile play-area files."""
     ring = _ring()
     doc = _kml_doc(ring)
-    kmz = _zip({"doc.kml": doc})
+    kmz = zip_bytes({"doc.kml": doc})
     vrt = (
         f"<OGRVRTDataSource><OGRVRTLayer name='a'><SrcDataSource>{GAME}</SrcDataSource>"
         "</OGRVRTLayer></OGRVRTDataSource>"
@@ -398,11 +388,11 @@ def area_file_variants() -> list[tuple[str, str, bytes, str, tuple[str, ...]]]:
         (
             "kmz-nul-name",
             "area.kmz",
-            _zip({"a_b.kml": doc}).replace(b"a_b.kml", b"a\x00b.kml"),
+            zip_bytes({"a_b.kml": doc}).replace(b"a_b.kml", b"a\x00b.kml"),
             "error",
             ("NUL byte",),
         ),
-        ("kmz-300-byte-name", "area.kmz", _zip({"x" * 296 + ".kml": doc}), "error", ("255",)),
+        ("kmz-300-byte-name", "area.kmz", zip_bytes({"x" * 296 + ".kml": doc}), "error", ("255",)),
         ("kml-3000-deep", "area.kml", _kml_doc(ring, 3000), "error", ("deep",)),
         ("kml-polar-cap", "area.kml", _kml_doc(cap), "error", ("North Pole",)),
         ("kml-ok", "area.kml", doc, "ok", ()),

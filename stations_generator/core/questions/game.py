@@ -34,6 +34,7 @@ from stations_generator.core.questions.legal import check_tentacles
 from stations_generator.core.questions.photos import PhotoQuestion
 from stations_generator.core.questions.rules import RuleSet
 from stations_generator.core.questions.transit import TransitLineTentaclesQuestion
+from stations_generator.core.questions.transit_lines import line_notes
 
 
 def unanswered_reason(question: Question) -> str:
@@ -188,12 +189,15 @@ class Game:
 
     def notes(self) -> list[str]:
         """One line per question that counts as asked but has no answer, e.g.
-        ``"question 2: thermometer 1 km: travelled only 640 m; counted as asked, no answer"``."""
-        return [
+        ``"question 2: thermometer 1 km: travelled only 640 m; counted as asked, no answer"``,
+        then what the rule set leaves unchecked (:func:`~stations_generator.core.questions.transit_lines.line_notes`)."""
+        unanswered = [
             f"question {k}: {why}"
             for k, q in enumerate(self.questions, 1)
             if (why := unanswered_reason(q))
         ]
+        labels = [q.label() for q in self.questions]
+        return unanswered + list(line_notes(self.rules.name, labels))
 
     def answered(self) -> list[tuple[int, Question]]:
         """(0-based position, question) of every question that has an answer to apply."""

@@ -10,13 +10,12 @@ import json
 import numpy as np
 import pytest
 import shapely
-from click.testing import CliRunner
 from shapely.geometry import Point
+from support.cli_runs import refused, run
 from support.geodesic_checks import GEOD
 from support.paths import EXTRACTS, REPO
 
 from stations_generator.app.game_loader import load_game
-from stations_generator.cli import main
 from stations_generator.core.geo.shapes import distance_m
 from stations_generator.core.questions.geometry import (
     MatchingZoneQuestion,
@@ -41,10 +40,6 @@ LIECHTENSTEIN = EXTRACTS / "liechtenstein-2013-08.osm.pbf"
 START = (24.94146, 60.17132)  # the example's seeker
 
 
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-
 def _draws(questions):
     return [(e.draw, e.pick) for e in cost_ledger(questions)]
 
@@ -67,11 +62,7 @@ def _game_file(tmp_path, mutate, base=EU_GAME, name="game.json"):
 def _refused(tmp_path, mutate, *messages):
     path = _game_file(tmp_path, mutate)
     result = run("questions", "apply", path, "-o", tmp_path / "out")
-    assert result.exit_code != 0
-    assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
-    for m in messages:
-        assert m in result.stderr, result.stderr
+    refused(result, *messages)
     assert not (tmp_path / "out").exists()  # nothing written
     return path
 

@@ -10,12 +10,11 @@ from datetime import datetime
 
 import pytest
 import shapely
-from click.testing import CliRunner
+from support.cli_runs import refused, run
 from support.paths import REPO
 
 from stations_generator.app.games import load, share_link
 from stations_generator.app.map_context import MapSources
-from stations_generator.cli import main
 from stations_generator.core.questions.game import Game
 from stations_generator.core.questions.legal import QuestionError
 from stations_generator.core.questions.photos import (
@@ -28,10 +27,6 @@ from stations_generator.core.questions.rules import cost_ledger, rule_set
 
 GAME = REPO / "examples" / "helsinki-game" / "game.json"
 START = "2026-05-01T09:00:00+03:00"
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def _game_file(tmp_path, photos, size=None, name="game.json"):
@@ -53,11 +48,7 @@ def _photo(kind, answer="sent", **extra):
 def _refused(tmp_path, photos, size, *messages):
     path = _game_file(tmp_path, photos, size)
     result = run("questions", "apply", path, "-o", tmp_path / "out")
-    assert result.exit_code != 0
-    assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
-    for m in messages:
-        assert m in result.stderr, result.stderr
+    refused(result, *messages)
     assert not (tmp_path / "out").exists()  # nothing written
 
 

@@ -12,14 +12,13 @@ import json
 import numpy as np
 import pytest
 import shapely
-from click.testing import CliRunner
 from shapely.geometry import MultiPolygon, Point, box, mapping, shape
+from support.cli_runs import run
 from support.geodesic_checks import GEOD
 from support.paths import EXTRACTS
 from support.shifted_osm import write_copies
 
 from stations_generator.app.map_context import OsmContext
-from stations_generator.cli import main
 from stations_generator.core.geo.antimeridian import (
     join_antimeridian,
     split_antimeridian,
@@ -36,10 +35,6 @@ HELSINKI = EXTRACTS / "helsinki-centre.osm.pbf"
 MONACO = EXTRACTS / "monaco-2016.osm.pbf"
 LIECHTENSTEIN = EXTRACTS / "liechtenstein-2013-08.osm.pbf"
 H0 = (24.944, 60.171)
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 # --- the antimeridian ---------------------------------------------------------------------
