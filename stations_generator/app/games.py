@@ -18,6 +18,7 @@ from stations_generator.app.request_fields import (
     describe,
 )
 from stations_generator.core.geo.antimeridian import split_antimeridian, wrap_lon
+from stations_generator.core.geo.shapes import geodesic_circle
 from stations_generator.core.questions.game import Elimination, Game, ZoneCheck, ZoneStatus
 from stations_generator.core.questions.geometry import QuestionError, Station
 from stations_generator.core.questions.photos import PhotoQuestion
@@ -243,7 +244,7 @@ def check_zone(
     if station is not None:
         return game.check_zone(station=find_station(game, station))
     result = game.check_zone(point=at)
-    if not result.inside_map:
+    if not game.play_area.intersects(geodesic_circle(*result.point, game.hiding_radius_m)):
         raise InputError(
             f"--at {label or at} is outside the play area (no part of its hiding zone is in it); "
             "give LAT,LON inside the play area"

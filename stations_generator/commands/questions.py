@@ -273,7 +273,9 @@ def check_cmd(game: Path, station_id: str | None, at: str | None, as_json: bool,
         if not result.allowed_stop:
             click.echo(f"  not a valid hiding stop under {g.rules.name}")
         if not result.inside_map:
-            click.echo("  the zone lies outside the play area")
+            click.echo(
+                "  its stop lies outside the play area (a zone is centred on a stop in the map)"
+            )
         for c in payload["ruled_out_by"]:
             click.echo(
                 f"  ruled out by question {c['question']} ({c['label']}): answered {c['recorded']}, "

@@ -310,3 +310,29 @@ def test_answer_impossible_on_its_own_is_named_alone(loaded):
     e = game.eliminate()
     assert [c.together for c in e.contradictions] == [(2,)]
     assert "on its own" in e.contradictions[0].message()
+
+
+def test_zone_centred_outside_the_map_is_not_valid(loaded):
+    """A zone must be centred on a stop in the game map (JLTG.EU house rules, Exiting the
+    Game Map): a centre just outside whose circle still reaches in is not inside the map."""
+    from pyproj import Geod
+    from shapely.geometry import Point
+
+    g = loaded.game
+    polygon = max(getattr(g.play_area, "geoms", [g.play_area]), key=lambda p: p.area)
+    boundary = polygon.exterior
+    edge = boundary.interpolate(0.37, normalized=True)
+    # Step 100 m outwards along the boundary's normal: try both sides, keep the outside one.
+    geod = Geod(ellps="WGS84")
+    ahead = boundary.interpolate(0.3701, normalized=True)
+    azimuth, _, _ = geod.inv(edge.x, edge.y, ahead.x, ahead.y)
+    outside = None
+    for turn in (90, -90):
+        lon, lat, _ = geod.fwd(edge.x, edge.y, azimuth + turn, 100)
+        if not g.play_area.covers(Point(lon, lat)):
+            outside = (lon, lat)
+    assert outside is not None
+    check = g.check_zone(point=outside)
+    assert not check.inside_map and not check.valid
+    hider_stop = g.nearest_station(*HIDER)
+    assert g.check_zone(point=(hider_stop.lon, hider_stop.lat)).inside_map

@@ -379,8 +379,7 @@ class Game:
     ) -> ZoneCheck:
         """Is the hiding zone at ``station`` (or a zone centred on ``point``) valid?
 
-        Valid = an allowed stop under the rule set, the zone reaches into the play
-        area, and for every question some point of the zone gives the recorded answer
+        Valid = an allowed stop under the rule set, centred in the play area, and for every question some point of the zone gives the recorded answer
         (for station questions: the station gives it). Each question that rules it
         out is named with the answer the zone would have given.
         """
@@ -392,7 +391,9 @@ class Game:
         point = (self.in_window(point[0]), point[1])
         self.validate()
         zone = geodesic_circle(point[0], point[1], self.hiding_radius_m)
-        inside_map = self.play_area.intersects(zone)
+        # The zone's centre, its stop, must be in the game map (JLTG.EU house rules,
+        # Exiting the Game Map); a zone reaching in from a stop outside does not count.
+        inside_map = bool(self.play_area.covers(Point(point)))
         allowed = station is None or self.rules.is_valid_stop(station, self.country)
         conflicts = []
         region = _polygonal(zone.intersection(self.play_area))

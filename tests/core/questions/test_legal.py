@@ -360,3 +360,15 @@ def test_border_level_survives_a_share_link(liechtenstein_game, tmp_path):
     again = load_game(link, [LIECHTENSTEIN]).game
     assert [q.label() for q in again.questions[:3]] == [q.label() for q in game.questions[:3]]
     assert _draws(again.questions[:3]) == [(3, 1), (6, 2), (3, 1)]
+
+
+@pytest.mark.parametrize(
+    "name, letter",
+    [("’s-Hertogenbosch", "s"), ("'s-Gravenhage", "s"), ("1. Mai", "m"), ("Älvsjö", "ä")],
+)
+def test_station_first_letter_skips_what_is_not_a_letter(name, letter):
+    """“’” as in ’s-Hertogenbosch is not a letter, so the first letter is “s” (JLTG.EU house
+    rules, Matching: Same First Letter)."""
+    from stations_generator.core.questions.places import first_letter
+
+    assert first_letter(name) == letter
