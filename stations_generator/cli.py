@@ -30,6 +30,8 @@ LAZY_COMMANDS = {
     # Het Jachtseizoen board game (issue 14): generate, play, track, simulate.
     "board": "stations_generator.commands.board:board",
     "serve": "stations_generator.commands.serve:serve",
+    # Refereeing a round with a game log (issue 38): start, record, state, check-curse.
+    "referee": "stations_generator.commands.referee:referee",
 }
 
 
@@ -47,6 +49,7 @@ LAZY_HELP = {
     "extract": "OSM extracts: read one into the extract cache ahead of time.",
     "board": "Het Jachtseizoen boards from real maps: generate, referee, track, simulate.",
     "serve": "Serve the organiser's web page: draw a play area, get the station map, run the game.",
+    "referee": "Referee a round by the JLTG.EU house rules: a game log, checked event by event.",
 }
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 __all__ = [
     "GAME",
+    "GAME_LOG",
     "GEOJSON",
     "OVERPASS_ELEMENT",
     "OVERPASS_RESPONSE",
@@ -551,5 +552,130 @@ TAIBELED_STATE: dict[str, Any] = {
             "customStations": {"type": ["array", "null"], "items": {"type": "object"}},
             "zoneOptions": {"type": ["array", "null"], "items": {"type": "string"}},
         },
+    },
+}
+
+# --------------------------------------------------------------------------- game logs
+
+_CARD_ID = {"type": "string", "minLength": 1, "x-expected": 'a card id such as "veto-question"'}
+_CARD_IDS = {"type": "array", "items": _CARD_ID, "x-expected": "a list of card ids"}
+_EVENT_NAMES = [
+    "hiding-started",
+    "seeking-started",
+    "end-game-started",
+    "end-game-left",
+    "hider-found",
+    "lunch-started",
+    "break-started",
+    "break-ended",
+    "thermometer-started",
+    "thermometer-cancelled",
+    "question-asked",
+    "question-answered",
+    "cards-drawn",
+    "cards-kept",
+    "cards-discarded",
+    "card-played",
+    "curse-cast",
+    "curse-cleared",
+    "curse-vetoed",
+]
+_ID_FIX = {"id": 'add "id": the id of the question, such as "q3"'}
+
+
+def _event_requires(names: list[str], *keys: str, fix: dict) -> dict:
+    return {
+        "if": {"properties": {"event": {"enum": names}}, "required": ["event"]},
+        "then": {"required": list(keys), "x-required-fix": fix},
+    }
+
+
+_GAME_EVENT: dict[str, Any] = {
+    "type": "object",
+    "x-expected": 'an event {"at": …, "event": …}',
+    "required": ["at", "event"],
+    "x-required-fix": {
+        "at": 'add "at": an ISO time with its zone, such as "2026-07-10T10:00:00+02:00"',
+        "event": 'add "event": what happened, such as "question-asked"',
+    },
+    "additionalProperties": False,
+    "properties": {
+        "at": {"type": "string", "x-expected": 'an ISO time such as "2026-07-10T10:00:00+02:00"'},
+        "event": {
+            "enum": _EVENT_NAMES,
+            "x-message": "unknown event {value}; use " + ", ".join(_EVENT_NAMES),
+        },
+        "id": {"type": "string", "minLength": 1, "x-expected": 'a question id such as "q3"'},
+        "question": _QUESTION,
+        "answer": {"type": "string", "x-expected": 'an answer such as "within"'},
+        "card": _CARD_ID,
+        "cards": _CARD_IDS,
+        "discards": _CARD_IDS,
+        "paid": _CARD_IDS,
+        "draws": _CARD_IDS,
+        "target": _CARD_ID,
+        "team": {"enum": ["seekers", "hider", "both"], "x-expected": "seekers, hider or both"},
+        "note": {"type": "string"},
+    },
+    "allOf": [
+        _event_requires(
+            ["question-asked"],
+            "id",
+            "question",
+            fix={**_ID_FIX, "question": 'add "question": a GAME.json question'},
+        ),
+        _event_requires(
+            ["question-answered", "thermometer-started", "thermometer-cancelled"], "id", fix=_ID_FIX
+        ),
+        _event_requires(
+            ["cards-drawn", "cards-kept", "cards-discarded"],
+            "cards",
+            fix={"cards": 'add "cards": the card ids, such as ["time-bonus-5"]'},
+        ),
+        _event_requires(
+            ["card-played", "curse-cast", "curse-cleared", "curse-vetoed"],
+            "card",
+            fix={"card": 'add "card": the card id, such as "curse-of-the-bridge-troll"'},
+        ),
+        {
+            "if": {"properties": {"event": {"const": "question-answered"}}, "required": ["event"]},
+            "then": {
+                "anyOf": [{"required": ["answer"]}, {"required": ["card"]}],
+                "x-message": 'a question-answered event needs "answer", or "card": the power-up played instead',
+            },
+        },
+    ],
+}
+
+#: A referee's game log, ``"format": "stations-generator/game-log"`` (see gamelog.py).
+GAME_LOG: dict[str, Any] = {
+    "type": "object",
+    "x-expected": "a game log object",
+    "required": ["format", "version", "size", "events"],
+    "x-required-fix": {
+        "format": 'add "format": "stations-generator/game-log"',
+        "version": 'add "version": 1',
+        "size": 'add "size": the game size, S, M or L',
+        "events": 'add "events": []',
+    },
+    "additionalProperties": False,
+    "properties": {
+        "format": {"const": "stations-generator/game-log"},
+        "version": {"const": 1, "x-expected": "version 1"},
+        "size": {"enum": ["S", "M", "L"], "x-expected": "a game size: S, M or L"},
+        "rules": {"enum": ["jltg-eu", "official"], "x-expected": "jltg-eu or official"},
+        "cards": {"type": ["string", "null"], "x-expected": 'a card file such as "jltg-eu"'},
+        "setup": {
+            "type": ["string", "null"],
+            "x-expected": 'a game setup of the card file, such as "germany-2026-07"',
+        },
+        "game": {"type": ["string", "null"], "x-expected": "the game file's path"},
+        "max_game_minutes": {
+            "type": ["number", "null"],
+            "exclusiveMinimum": 0,
+            "x-expected": "minutes above 0, such as 540",
+        },
+        "note": {"type": "string"},
+        "events": {"type": "array", "items": _GAME_EVENT, "x-expected": "a list of events"},
     },
 }
