@@ -615,6 +615,7 @@ def read_game(
     play_area: PathLike | None = None,
     stations: PathLike | None = None,
     overpass: OverpassSettings | None = None,
+    dem: PathLike | None = None,
     warn: Warn | None = None,
 ) -> Game:
     """Read a game: GAME.json, a taibeled state, question list or share link file.
@@ -627,6 +628,9 @@ def read_game(
         ``--play-area``, ``--stations``.
     overpass : OverpassSettings
         For a taibeled play area stored as an OSM id that no ``osm`` file holds.
+    dem : path
+        An elevation file for sea-level questions (overrides the game's ``"dem"``), as
+        ``questions --dem``.
     warn : callable
 
     Returns
@@ -637,7 +641,7 @@ def read_game(
     from stations_generator.app.map_context import map_sources
 
     game_file = _file("path", path)
-    given = {"play_area": play_area, "stations": stations}
+    given = {"play_area": play_area, "stations": stations, "dem": dem}
     files = {k: None if v is None else _file(k, v) for k, v in given.items()}
     s = OverpassSettings() if overpass is None else overpass
     _instance("overpass", s, OverpassSettings, "an OverpassSettings")
@@ -648,6 +652,7 @@ def read_game(
         overpass_urls=s.urls,
         cache_dir=s.cache_dir,
         use_cache=s.use_cache,
+        dem=files["dem"],
     )
     say = _warn(warn)
     with argument("path"):

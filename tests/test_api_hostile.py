@@ -201,6 +201,8 @@ CASES: list[tuple[str, Call]] = [
     ("play_area", lambda c: sg.read_game(GAME, play_area=c.area)),
     ("stations", lambda c: sg.read_game(GAME, stations=c.smap)),
     ("overpass", lambda c: sg.read_game(GAME, overpass="https://overpass.example/api")),
+    ("dem", lambda c: sg.read_game(GAME, dem=5)),
+    ("dem", lambda c: sg.read_game(GAME, dem=c.missing)),
     ("warn", lambda c: sg.read_game(GAME, warn=5)),
     # apply_game, write_game_result
     ("game", lambda c: sg.apply_game(None)),

@@ -16,7 +16,7 @@ import pytest
 from support.paths import REPO
 
 DOCS = sorted((REPO / "docs").glob("*.md"))
-TEST_REF = re.compile(r"`(?:(test_\w+\.py))?::(test_\w+)`")
+TEST_REF = re.compile(r"`(?:[\w/]*?(test_\w+\.py))?::(test_\w+)`")
 
 
 @functools.cache
@@ -58,3 +58,53 @@ def test_named_test_exists(doc, line, file, name):
     tests = _test_functions()
     assert file in tests, f"{doc}:{line}: no test file {file}"
     assert name in tests[file], f"{doc}:{line}: {file} has no test {name}"
+
+
+HOUSE_RULES = REPO / "docs" / "house-rules.md"
+COUNTS = re.compile(r"\*\*(\d+) rules: (\d+) done, (\d+) partly, (\d+) left\.\*\*")
+LINK = re.compile(r"\]\(([\w.-]+\.md)(?:#([\w-]+))?\)")
+
+
+def _house_rules() -> list[list[str]]:
+    """The rows of docs/house-rules.md's tables: [rule, section, status, where]."""
+    rows = []
+    for line in HOUSE_RULES.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 4 and cells[0] not in ("rule", "---"):
+            rows.append(cells)
+    return rows
+
+
+def _anchors(doc: str) -> set[str]:
+    """GitHub's anchors of a doc's headings."""
+    text = (REPO / "docs" / doc).read_text(encoding="utf-8")
+    heads = re.findall(r"^#+ (.+)$", text, flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in heads}
+
+
+def test_house_rules_counts_match_their_rows():
+    rows = _house_rules()
+    statuses = [row[2] for row in rows]
+    assert set(statuses) <= {"done", "partly", "left"}, set(statuses)
+    found = COUNTS.search(HOUSE_RULES.read_text(encoding="utf-8"))
+    assert found, "the summary line of counts is missing"
+    total, done, partly, left = map(int, found.groups())
+    assert (total, done, partly, left) == (
+        len(rows),
+        statuses.count("done"),
+        statuses.count("partly"),
+        statuses.count("left"),
+    )
+
+
+def test_every_house_rule_says_where_or_why():
+    for rule, section, status, where in _house_rules():
+        assert section, rule
+        if status == "done":
+            assert LINK.search(where), f"done, but no link to where: {rule}"
+        else:
+            assert len(where) > 20, f"{status}, but no reason: {rule}"
+        for doc, anchor in LINK.findall(where):
+            assert (REPO / "docs" / doc).is_file(), f"{rule}: no docs/{doc}"
+            if anchor:
+                assert anchor in _anchors(doc), f"{rule}: no heading #{anchor} in {doc}"

@@ -161,7 +161,8 @@ def load_game_json(
         rules = rule_set(str(data.get("rules", "official")))
     except ValueError as exc:
         raise InputError(f"{source}: {exc}") from None
-    context = OsmContext(area, files, line_rules=rules.name)
+    dem = sources.dem or (_resolve(base, data["dem"]) if data.get("dem") else None)
+    context = OsmContext(area, files, line_rules=rules.name, dem=dem)
     size = str(data.get("game_size") or infer_game_size(geodesic_area_km2(area))).upper()
     if size not in ("S", "M", "L"):
         raise InputError(f"{source}: game_size must be S, M or L")

@@ -41,7 +41,11 @@ from stations_generator.core.questions.geometry import (
     Station,
     Zone,
 )
+from stations_generator.core.questions.landmass import LandData, cuts_land
+from stations_generator.core.questions.marked_paths import MarkedWay
+from stations_generator.core.questions.sea_level import ElevationGrid
 from stations_generator.errors import InputError
+from stations_generator.formats.dem import read_dem
 from stations_generator.formats.stationfile import read_station_map
 from stations_generator.osm import extracts, layers, overpass, overpass_file, overpass_json
 from stations_generator.osm import filters as osm_filters
@@ -52,6 +56,9 @@ from stations_generator.osm.routes import Route, StopIndex, lines_under, routes_
 SUBJECT_MARGIN_M = 50_000.0
 _RADIUS_MIN_M = 6_335_000.0  # smallest radius of curvature of WGS84 (meridian at the equator)
 LINE_SUBJECTS = ("coastline", "high_speed_rail", "border", "body_of_water")
+# The marked-path question's first read reaches this far beyond the area; then as far
+# as the covering radius of the paths needs (OsmContext.marked_paths).
+MARKED_PATH_MARGIN_M = 1_000.0
 #: The tags a station keeps for the valid-stop rules (core/questions/stops.py reads them).
 _STOP_TAGS = frozenset(
     {
@@ -87,6 +94,7 @@ class MapSources:
         stations, and the play area when nothing else gives one.
     overpass : makes the Overpass client for what the files do not hold (an OSM
         play area, places when no ``--osm`` is given); None = stay offline.
+    dem : an elevation file (``--dem``) for the sea-level question; it replaces the game's.
 
     The notes of reading the map are info records of
     :mod:`~stations_generator.app.game_loader`'s logger.
@@ -96,6 +104,7 @@ class MapSources:
     play_area: Path | None = None
     stations: Path | None = None
     overpass: Callable[[], overpass.OverpassClient] | None = None
+    dem: Path | None = None
 
 
 def map_sources(
@@ -105,6 +114,7 @@ def map_sources(
     overpass_urls: Sequence[str] = (),
     cache_dir: Path | None = None,
     use_cache: bool = True,
+    dem: Path | None = None,
 ) -> MapSources:
     """The :class:`MapSources` of a command's or an API call's options.
 
@@ -138,7 +148,7 @@ def map_sources(
     def client() -> overpass.OverpassClient:
         return overpass.client(urls, cache_dir=cache_dir, use_cache=use_cache, log=log.debug)
 
-    return MapSources(osm=osm, play_area=play_area, stations=stations, overpass=client)
+    return MapSources(osm=osm, play_area=play_area, stations=stations, overpass=client, dem=dem)
 
 
 @dataclass
@@ -170,6 +180,8 @@ class OsmContext:
     fetch: Callable[[BaseGeometry], list[OsmElement]] | None = None
     line_rules: str = "official"
     """The rule set's name: which routes are transit lines (:func:`~stations_generator.osm.routes.lines_under`)."""
+    dem: Path | None = None
+    """The elevation file for the sea-level question (``--dem`` or the game's ``"dem"``)."""
     _reads: dict = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
@@ -459,6 +471,93 @@ class OsmContext:
             for b in boxes
             for key, _, line in layers.lines(f, layer, b)
         )
+
+    def _need_extract(self, what: str) -> list[Path]:
+        self._check_files()
+        files = self._extracts()
+        if not files:
+            raise InputError(
+                f"the {what} question needs an OSM extract (.osm.pbf …); Overpass JSON "
+                "does not hold it: give one with --osm or in the game's osm list"
+            )
+        return files
+
+    def land(self, seekers: Sequence[tuple[float, float]] = ()) -> LandData:
+        """Coastlines, water areas and river lines for the landmass question.
+
+        The window is the play area and ``margin_m`` (and the seekers), cut to the boxes
+        the extracts say they hold (:func:`~stations_generator.osm.layers.data_box`):
+        land beyond the data is unknown, and coastlines cut off at an extract's edge are
+        closed along it (:mod:`stations_generator.core.questions.landmass`).
+        """
+        files = self._need_extract("landmass")
+        gap = max((self._seeker_gap(s) for s in seekers), default=0.0)
+        boxes = self.bboxes(self.margin_m + gap)
+        window = shapely.union_all([to_window(shapely.box(*b), self.centre) for b in boxes])
+        held = [layers.data_box(f) for f in files]
+        if all(h is not None for h in held):
+            data = shapely.union_all([to_window(shapely.box(*h), self.centre) for h in held])
+            window = shapely.intersection(window, data)
+        water = self._unique(
+            ((str(f), key), geom)
+            for f in files
+            for b in boxes
+            for key, tags, geom in layers.areas(f, "water", b)
+            if cuts_land(tags)
+        )
+        return LandData(
+            window, self._lines("coastline", boxes), water, self._lines("waterway", boxes)
+        )
+
+    def _marked_ways(self, margin_m: float) -> tuple[MarkedWay, ...]:
+        key = ("marked", round(margin_m, 3))
+        if key not in self._reads:
+            seen: dict = {}
+            for f in self._extracts():
+                for b in self.bboxes(margin_m):
+                    for wid, tags, line in layers.lines(f, "marked_path", b):
+                        seen.setdefault((str(f), wid), (wid, tags.get("name", ""), line))
+            self._reads[key] = tuple(
+                MarkedWay(k, name.strip(), to_window(line, self.centre))
+                for k, name, line in seen.values()
+            )
+        return self._reads[key]
+
+    def marked_paths(self, seekers: Sequence[tuple[float, float]] = ()) -> tuple[MarkedWay, ...]:
+        """The marked-path ways that can be the nearest one for the area or a seeker.
+
+        Read first :data:`MARKED_PATH_MARGIN_M` beyond the area, then as far as the
+        covering radius needs: no point of the area is farther from its nearest way
+        than the largest exact distance from a lattice node (:attr:`_area_nodes`) to
+        its nearest way plus the lattice's cell diagonal, so a way farther than that
+        from the area is nobody's nearest (likewise for the seekers).
+        """
+        self._need_extract("marked-path")
+        margin = MARKED_PATH_MARGIN_M
+        while True:
+            ways = self._marked_ways(margin)
+            if not ways:
+                if self._covers_world(margin):
+                    return ()
+                margin *= 4
+                continue
+            index = GeodesicFeatures([w.line for w in ways], self.frame)
+            lon, lat, h = self._area_nodes
+            need = float(index.distance(lon, lat).max()) + h
+            if seekers:
+                d = index.distance([s[0] for s in seekers], [s[1] for s in seekers])
+                gaps = np.array([self._seeker_gap(s) for s in seekers])
+                need = max(need, float(np.max(d + gaps)))
+            need += 1.0  # a metre for rounding: the read is a box anyway
+            if need <= margin or self._covers_world(margin):
+                return self._marked_ways(need) if need <= margin else ways
+            margin = need
+
+    def elevation(self) -> ElevationGrid:
+        """The DEM's heights over the play area, read once (formats/dem.py)."""
+        if "elevation" not in self._reads:
+            self._reads["elevation"] = read_dem(self.dem, self.play_area.bounds)
+        return self._reads["elevation"]
 
     def zones(self, level: int) -> tuple[Zone, ...]:
         """Named admin areas of an OSM admin level (boundary=administrative) touching the area."""

@@ -72,6 +72,12 @@ _MAP_OPTIONS = [
     click.option(
         "--no-cache", is_flag=True, help="Neither read nor write the Overpass or the extract cache."
     ),
+    click.option(
+        "--dem",
+        "dem_file",
+        type=click.Path(path_type=Path),
+        help="Elevation file (GeoTIFF, SRTM .hgt) for sea-level questions (overrides the game's).",
+    ),
 ]
 
 
@@ -103,6 +109,7 @@ def _sources(options: dict) -> MapSources:
         overpass_urls=options.get("overpass_urls") or (),
         cache_dir=options.get("cache_dir"),
         use_cache=not options.get("no_cache"),
+        dem=options.get("dem_file"),
     )
 
 

@@ -18,7 +18,7 @@ import click
 
 from stations_generator.app import referee as app
 from stations_generator.commands.options import CONTEXT
-from stations_generator.core.referee.events import EVENT_KINDS
+from stations_generator.core.referee.events import EVENT_FIELDS, EVENT_KINDS, FREE_QUESTIONS
 from stations_generator.core.referee.state import GameState, LedgerRow
 from stations_generator.errors import InputError
 from stations_generator.formats import gamelog, jsonio
@@ -83,6 +83,15 @@ def referee() -> None:
     type=click.FloatRange(min=0, min_open=True),
     help="Maximum game time in hours [default: 9 in L games, none in S and M].",
 )
+@click.option("--hand", help="Cards the hider starts with: ids, comma-separated.")
+@click.option(
+    "--from-log",
+    type=click.Path(path_type=Path),
+    help="The previous round's log: its settings, and this round starts after it ended.",
+)
+@click.option(
+    "--carry-hand", is_flag=True, help="Start with the hand the --from-log round ended with."
+)
 @click.option("--force", is_flag=True, help="Start the log over if it exists.")
 def start(
     log: Path,
@@ -92,13 +101,19 @@ def start(
     setup: str | None,
     rules: str,
     max_hours: float | None,
+    hand: str | None,
+    from_log: Path | None,
+    carry_hand: bool,
     force: bool,
 ) -> None:
     """Start a game log LOG (a JSON file) for one round.
 
     \b
-    Example:
+    Examples:
       stations-generator referee start day1.json --size L --game game.json
+      stations-generator referee start day1.json --game game.json \\
+        --setup germany-2026-07 --hand curse-of-the-bridge-troll
+      stations-generator referee start round2.json --from-log round1.json
     """
     app.start_log(
         log,
@@ -109,6 +124,9 @@ def start(
         rules=rules,
         max_game_minutes=None if max_hours is None else max_hours * 60,
         force=force,
+        hand=_ids(hand),
+        from_log=from_log,
+        carry_hand=carry_hand,
     )
     click.echo(f"started {log.name}; record events with `referee record {log} EVENT`")
 
@@ -117,9 +135,18 @@ def _ids(text: str | None) -> list[str]:
     return [] if not text else [p.strip() for p in text.split(",") if p.strip()]
 
 
-def _question(text: str | None) -> dict[str, Any] | None:
-    """``--question``: JSON, or ``@FILE`` holding it."""
+_WORDS_HELP = (
+    "radius 1 km | thermometer 400 m | tentacles museum [2 km] | matching library | "
+    "matching zone 8 | measuring coastline | measuring border 2 | photo tree [end]"
+)
+
+
+def _question(text: str | None, points: dict[str, str | None]) -> dict[str, Any] | None:
+    """``--question``: words (with ``--seeker``, or ``--start`` and ``--end``), JSON, or
+    ``@FILE`` holding the JSON."""
     if text is None:
+        if any(points.values()):
+            raise InputError("--seeker, --start and --end go with --question; give it")
         return None
     source = "--question"
     if text.startswith("@"):
@@ -127,38 +154,109 @@ def _question(text: str | None) -> dict[str, Any] | None:
         if not path.is_file():
             raise InputError(f"--question {text}: no such file; give @FILE or the JSON itself")
         text, source = path.read_text(encoding="utf-8"), path.name
+    if not text.lstrip().startswith("{"):
+        return _question_words(text, points)
+    if any(points.values()):
+        raise InputError("--seeker, --start and --end go with a question in words, not JSON")
     data = jsonio.loads(text, source, "a question")
     if not isinstance(data, dict):
         raise InputError(f'{source}: a question is a JSON object, e.g. {{"type": "radius", …}}')
     return data
 
 
-def _event(kind: str, at: str, options: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
-    """The event ``record`` appends, from its options (ids filled in where obvious)."""
-    event: dict[str, Any] = {"at": at, "event": kind}
-    question = _question(options["question"])
-    qid = options["qid"]
-    if qid is None and kind in ("question-asked", "thermometer-started"):
-        running = app.running_thermometer(data)
-        is_thermo = (question or {}).get("type") == "thermometer"
-        qid = running if (running and is_thermo) else app.next_question_id(data)
-    elif qid is None and kind == "thermometer-cancelled":
-        qid = app.running_thermometer(data)
-    elif qid is None and kind == "question-answered":
-        qid = app.open_question_id(data)
-    fields = {
-        "id": qid,
-        "question": question,
+def _question_words(text: str, points: dict[str, str | None]) -> dict[str, Any]:
+    """A GAME.json question from words such as ``radius 1 km`` (see :data:`_WORDS_HELP`)."""
+    kind, _, rest = text.strip().partition(" ")
+    kind, rest = kind.lower(), rest.strip()
+    where = {"thermometer": ("start", "end")}.get(kind, () if kind == "photo" else ("seeker",))
+    if kind not in ("radius", "thermometer", "tentacles", "matching", "measuring", "photo"):
+        raise InputError(f"--question {text!r}: unknown question; write e.g. {_WORDS_HELP}")
+    out: dict[str, Any] = {"type": kind}
+    for name in ("seeker", "start", "end"):
+        if name in where and not points[name]:
+            raise InputError(f"--question {kind}: give --{name} LAT,LON")
+        if name not in where and points[name]:
+            raise InputError(f"--{name} does not go with a {kind} question")
+        if name in where:
+            out[name] = points[name]
+    words = rest.split()
+    if kind in ("radius", "thermometer"):
+        if not words:
+            raise InputError(f"--question {kind}: give the distance, e.g. {kind} 1 km")
+        out["radius" if kind == "radius" else "distance"] = rest
+        return out
+    if not words:
+        raise InputError(f"--question {kind}: give what it is about, e.g. {_WORDS_HELP}")
+    subject, extra = words[0], " ".join(words[1:])
+    if kind == "photo":
+        out["photo"] = subject
+        if extra:
+            if extra not in ("long", "end"):
+                raise InputError(f"--question photo {subject} {extra}: the phase is long or end")
+            out["phase"] = extra
+        return out
+    out["subject"] = subject
+    if extra and kind == "tentacles":
+        out["radius"] = extra
+    elif extra:
+        if not extra.isdigit():
+            raise InputError(f"--question {text!r}: the level after {subject} is a number")
+        out["level"] = int(extra)
+    return out
+
+
+_YES_NO = click.Choice(["yes", "no"])
+_OPTION_OF = {
+    "id": "--id",
+    "question": "--question",
+    "answer": "--answer",
+    "card": "--card",
+    "cards": "--cards",
+    "discards": "--discards",
+    "paid": "--paid",
+    "draws": "--draws",
+    "target": "--target",
+    "team": "--team",
+    "accepted": "--accepted",
+    "free": "--free",
+    "exit_blue_lines": "--exit-blue-lines",
+    "retract": "--retract",
+}
+
+
+def _fields(kind: str, options: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """The event's fields from the options; one line naming an option the event does not
+    take."""
+    points = {k: options.pop(k) for k in ("seeker", "start", "end")}
+    fields: dict[str, Any] = {
+        "id": options["qid"],
+        "question": _question(options["question"], points),
         "answer": options["answer"],
         "card": options["card"],
         "target": options["target"],
         "team": options["team"],
-        "note": options["note"],
+        "free": options["free"],
+        **{k: _ids(options[k]) or None for k in ("cards", "discards", "paid", "draws")},
+        **{
+            k: None if options[k] is None else options[k] == "yes"
+            for k in ("accepted", "exit_blue_lines", "retract")
+        },
     }
-    event.update({k: v for k, v in fields.items() if v is not None})
-    for key in ("cards", "discards", "paid", "draws"):
-        if options[key]:
-            event[key] = _ids(options[key])
+    takes = EVENT_FIELDS[kind]
+    for key, value in fields.items():
+        if value is not None and key not in takes:
+            also = ", ".join(_OPTION_OF[k] for k in takes) or "only --at and --note"
+            raise InputError(f"{_OPTION_OF[key]} is not for {kind}; it takes {also}")
+    if fields["id"] is None:
+        fields["id"] = app.default_question_id(kind, fields["question"], data)
+    return {k: v for k, v in fields.items() if v is not None and k in takes}
+
+
+def _event(kind: str, at: str, options: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """The event ``record`` appends, from its options (ids filled in where obvious)."""
+    event: dict[str, Any] = {"at": at, "event": kind, **_fields(kind, options, data)}
+    if options["note"] is not None:
+        event["note"] = options["note"]
     return event
 
 
@@ -169,28 +267,51 @@ def _event(kind: str, at: str, options: dict[str, Any], data: dict[str, Any]) ->
 @click.option(
     "--id", "qid", help="The question's id [default: q1, q2, …; an answer: the last asked]."
 )
-@click.option("--question", help="The question: GAME.json question JSON, or @FILE.")
+@click.option("--question", help="The question in words (see above), GAME.json JSON, or @FILE.")
+@click.option("--seeker", help="Where the seekers asked: LAT,LON (a question in words).")
+@click.option("--start", help="A thermometer's start: LAT,LON (a question in words).")
+@click.option("--end", help="A thermometer's end: LAT,LON (a question in words).")
 @click.option("--answer", help="The hider's answer (within, hotter, same, closer, sent, …).")
 @click.option("--card", help="The card played (an id such as veto-question).")
-@click.option("--cards", help="Cards drawn, kept or discarded: ids, comma-separated.")
+@click.option("--cards", help="Cards drawn, kept, discarded or replaced: ids, comma-separated.")
 @click.option("--discards", help="Cards discarded with a played power-up.")
 @click.option("--paid", help="Cards discarded as a curse's casting cost.")
-@click.option("--draws", help="Cards a played power-up drew.")
+@click.option("--draws", help="Cards a played power-up drew, or drawn to replace --cards.")
 @click.option("--target", help="The card a Duplicate Another Card duplicates.")
 @click.option("--team", type=click.Choice(["seekers", "hider", "both"]), help="Lunch: whose.")
+@click.option("--accepted", type=_YES_NO, help="A hint: accepted by the seekers (yes) or not.")
+@click.option("--free", type=click.Choice(list(FREE_QUESTIONS)), help="Which free question.")
+@click.option("--exit-blue-lines", type=_YES_NO, help="blue-lines: must the seekers exit them?")
+@click.option("--retract", type=_YES_NO, help="A larger randomised thermometer: retracted?")
 @click.option("--note", help="A note kept with the event.")
 @click.option("--json", "as_json", is_flag=True, help="Print the state after it as JSON.")
 def record(log: Path, event: str, at: str | None, as_json: bool, **options: Any) -> None:
     """Record EVENT in LOG if the house rules allow it; else say why and write nothing.
 
     \b
+    A question in words: radius 1 km, thermometer 400 m (with --start and --end),
+    tentacles museum [2 km], matching library, matching zone 8, measuring coastline,
+    measuring border 2, photo tree [long|end]; all but photos with --seeker LAT,LON.
+
+    \b
     Examples:
       stations-generator referee record day1.json seeking-started --at 10:00
       stations-generator referee record day1.json question-asked --at 10:12 \\
-        --question '{"type": "radius", "seeker": "60.17,24.94", "radius": "1 km"}'
+        --question "radius 1 km" --seeker 60.17,24.94
       stations-generator referee record day1.json question-answered --answer within
       stations-generator referee record day1.json cards-drawn --cards time-bonus-5,move
+      stations-generator referee record day1.json cards-replaced \\
+        --cards curse-of-the-touristic-consumerism --draws time-bonus-10
       stations-generator referee record day1.json question-answered --card veto-question
+      stations-generator referee record day1.json question-answered \\
+        --card duplicate-another-card --target veto-question
+      stations-generator referee record day1.json question-answered \\
+        --card randomize-question --question "thermometer 1 km" \\
+        --start 60.17,24.94 --end 60.16,24.95 --retract no
+      stations-generator referee record day1.json hint-given --accepted yes
+      stations-generator referee record day1.json free-question --free blue-lines \\
+        --exit-blue-lines no --answer yes
+      stations-generator referee record day1.json lunch-started --team seekers
     """
     data = gamelog.read_log(log)
     when = app.now_for(data) if at is None else app.parse_at(at, data)
@@ -269,6 +390,14 @@ def state_text(s: GameState, brief: int = 0) -> list[str]:
         if s.ledger:
             lines.append("questions:")
             lines.extend(_row(r) for r in s.ledger)
+        for h in s.hints:
+            lines.append(
+                f"hint {h.at:%H:%M}: {'accepted' if h.accepted else 'unasked'}, {h.reward}"
+            )
+        for f in s.free_questions:
+            exits = {True: ", they must exit the blue lines", False: ""}.get(f.exit_blue_lines, "")
+            answer = f" — {f.answer}" if f.answer else ""
+            lines.append(f"free {f.at:%H:%M}: {f.question}{answer}{exits}")
         lines.append("next question costs:")
         for n in s.next_costs:
             what = f"draw {n.draw} pick {n.pick}" if n.allowed else "not allowed"

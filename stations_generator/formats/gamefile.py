@@ -20,8 +20,12 @@ A game file (JSON) holds everything needed to recompute the map::
         {"type": "matching", "seeker": {...}, "subject": "zone", "level": 8, "answer": "different"},
         {"type": "matching", "seeker": {...}, "subject": "zone-letter", "level": 8, "answer": "same"},
         {"type": "matching", "seeker": {...}, "subject": "transit-line", "answer": "same"},
+        {"type": "matching", "seeker": {...}, "subject": "landmass", "answer": "same"},
+        {"type": "matching", "seeker": {...}, "subject": "marked-path", "answer": "different"},
         {"type": "measuring", "seeker": {...}, "subject": "coastline", "answer": "closer"},
         {"type": "measuring", "seeker": {...}, "subject": "border", "level": 8, "answer": "closer"},
+        {"type": "measuring", "seeker": {...}, "subject": "sea-level", "altitude": "12 m",
+         "answer": "closer"},                # heights from the game's "dem" (docs/sea-level.md)
         {"type": "tentacles", "seeker": {...}, "subject": "transit_line", "radius": "25 km",
          "answer": "HSL:2"},
         {"type": "photo", "photo": "tree", "phase": "long", "answer": "sent"}
@@ -69,6 +73,8 @@ from stations_generator.core.questions.geometry import (
     ThermometerQuestion,
     Zone,
 )
+from stations_generator.core.questions.landmass import LandData, MatchingLandmassQuestion
+from stations_generator.core.questions.marked_paths import MarkedWay, MatchingMarkedPathQuestion
 from stations_generator.core.questions.photos import (
     CANNOT_ANSWER,
     PHASES,
@@ -77,6 +83,8 @@ from stations_generator.core.questions.photos import (
     PhotoQuestion,
 )
 from stations_generator.core.questions.rules import ADMIN_LEVELS
+from stations_generator.core.questions.sea_level import SUBJECT as SEA_LEVEL
+from stations_generator.core.questions.sea_level import ElevationGrid, SeaLevelQuestion
 from stations_generator.core.questions.transit import (
     TRACK_ROUTES,
     Line,
@@ -85,6 +93,7 @@ from stations_generator.core.questions.transit import (
 )
 from stations_generator.errors import InputError
 from stations_generator.formats import jsonio
+from stations_generator.formats.dem import parse_altitude
 
 FORMAT = "stations-generator-game/1"
 MAX_GAME_BYTES = 64 * 1024**2
@@ -164,6 +173,18 @@ class QuestionContext(Protocol):
     ) -> tuple[BaseGeometry, ...]: ...
 
     def zones(self, level: int) -> tuple[Zone, ...]: ...
+
+    def elevation(self) -> ElevationGrid:
+        """The DEM's heights over the play area (InputError naming --dem when none)."""
+        ...
+
+    def land(self, seekers: Sequence[tuple[float, float]]) -> LandData:
+        """Coastlines, water and rivers around the area (the landmass question)."""
+        ...
+
+    def marked_paths(self, seekers: Sequence[tuple[float, float]]) -> tuple[MarkedWay, ...]:
+        """The marked-path ways that can be nearest to the area or a seeker."""
+        ...
 
     def station_near(
         self, lon: float, lat: float, stations: Sequence[Station]
@@ -367,6 +388,13 @@ def _matching(
         if not zones:
             raise InputError(f"{where}: no admin zones of level {level} in the OSM data")
         return MatchingZoneQuestion(seeker, level, zones, same, by_letter=subject == "zone-letter")
+    if subject == "landmass":  # JLTG.EU house rules, Matching: Landmass
+        return MatchingLandmassQuestion(seeker, context.land([seeker]), context.frame, same)
+    if subject == "marked-path":  # JLTG.EU house rules, Matching: Marked Path
+        ways = context.marked_paths([seeker])
+        if not ways:
+            raise InputError(f"{where}: no marked paths (streets, roads, paths) in the OSM data")
+        return MatchingMarkedPathQuestion(seeker, ways, context.frame, same)
     if subject in STATION_SUBJECTS:
         sid = raw.get("seeker_station")
         station = (
@@ -414,9 +442,19 @@ def _border_features(
 
 def _measuring(
     raw: dict, context: QuestionContext, where: str, country: str | None = None
-) -> MeasuringQuestion:
+) -> MeasuringQuestion | SeaLevelQuestion:
     subject = str(raw.get("subject", ""))
     seeker = parse_lat_lon(raw.get("seeker"), f"{where} seeker")
+    if subject == SEA_LEVEL:  # JLTG.EU house rules, Measuring: Sea Level
+        altitude = parse_altitude(raw.get("altitude"), f"{where} altitude")
+        try:
+            grid = context.elevation()
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from None
+        answer = parse_answer(
+            raw.get("answer"), ("closer", "yes"), ("further", "farther", "no"), where
+        )
+        return SeaLevelQuestion(seeker, altitude, grid, answer)
     level = None
     if subject == "border":
         # An international / OSM zone border: each level is its own question

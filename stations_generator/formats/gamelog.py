@@ -22,7 +22,9 @@ Every time is ISO 8601 with its time zone. A question is a GAME.json question (s
 :mod:`stations_generator.formats.gamefile`); here it is read only for its cost and
 legality, so no OSM data is needed, and a photo's embargo runs from the log's
 ``seeking-started`` (its ``asked_at``/``started_at`` are not used). The event kinds
-are listed in :mod:`stations_generator.core.referee.events`. The file is checked
+are listed in :mod:`stations_generator.core.referee.events` with the fields each takes
+(another field is refused). A log may give the hider's starting ``hand`` and, for the
+game's next round, ``previous`` (``log``, ``ended``, ``round``, ``hand``). The file is checked
 against :data:`~stations_generator.formats.schemas.GAME_LOG`, and written whole,
 atomically, with sorted keys and two-space indents (same log, same bytes).
 """
@@ -50,7 +52,7 @@ from stations_generator.core.questions.geometry import (
 )
 from stations_generator.core.questions.legal import TENTACLES_RADIUS_M
 from stations_generator.core.questions.photos import PHOTO_KINDS, PhotoQuestion
-from stations_generator.core.referee.events import Event
+from stations_generator.core.referee.events import EVENT_FIELDS, Event
 from stations_generator.core.referee.replay import Settings
 from stations_generator.errors import InputError
 from stations_generator.formats import jsonio, schemas
@@ -70,8 +72,14 @@ def new_log(
     setup: str | None = None,
     game: str | None = None,
     max_game_minutes: float | None = None,
+    hand: Sequence[str] = (),
+    previous: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A log with no events yet (checked against the schema)."""
+    """A log with no events yet (checked against the schema).
+
+    ``hand`` is the hider's starting hand, ``previous`` the game's previous round
+    (``{"log", "ended", "round", "hand"}``); both are left out when empty.
+    """
     data: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
@@ -83,6 +91,10 @@ def new_log(
         "max_game_minutes": max_game_minutes,
         "events": [],
     }
+    if hand:
+        data["hand"] = list(hand)
+    if previous:
+        data["previous"] = previous
     jsonio.validate(data, schemas.GAME_LOG, "the new log")
     return data
 
@@ -130,7 +142,16 @@ def settings_of(data: dict[str, Any]) -> Settings:
         size=str(data["size"]),
         rules=str(data.get("rules") or "jltg-eu"),
         max_game_minutes=data.get("max_game_minutes"),
+        previous_end=previous_end(data),
     )
+
+
+def previous_end(data: dict[str, Any]) -> datetime | None:
+    """When the game's previous round ended, if the log follows one."""
+    previous = data.get("previous")
+    if not previous:
+        return None
+    return parse_time(previous["ended"], "previous.ended")
 
 
 def parse_time(value: str, what: str) -> datetime:
@@ -154,6 +175,10 @@ def events_of(data: dict[str, Any], source: str = "log") -> list[Event]:
 def event_from_dict(raw: dict[str, Any], number: int, source: str = "log") -> Event:
     """One event of a log (already checked against the schema); InputError if unreadable."""
     where = f"{source}: event {number} ({raw.get('event')})"
+    extra = sorted(set(raw) - {"at", "event", "note", *EVENT_FIELDS.get(raw["event"], ())})
+    if extra:
+        takes = ", ".join(EVENT_FIELDS.get(raw["event"], ())) or "no other field"
+        raise InputError(f"{where}: {', '.join(extra)} is not a field of it; it takes {takes}")
     question = None
     data = raw.get("question") or {}
     if "question" in raw:
@@ -177,6 +202,11 @@ def event_from_dict(raw: dict[str, Any], number: int, source: str = "log") -> Ev
         draws=ids("draws"),
         team=raw.get("team"),
         target=raw.get("target"),
+        accepted=raw.get("accepted"),
+        free=raw.get("free"),
+        exit_blue_lines=raw.get("exit_blue_lines"),
+        retract=raw.get("retract"),
+        note=raw.get("note"),
     )
 
 

@@ -197,6 +197,10 @@ _QUESTION_KEYS = {
         "x-expected": "an integer admin level such as 8",
     },
     "seeker_station": {"type": "string", "x-expected": 'a station id such as "node/123"'},
+    "altitude": {
+        "type": ["number", "string"],
+        "x-expected": 'the seekers\' GPS altitude such as 12, "12 m" or "-3 m"',
+    },
     "photo": {"type": "string", "x-expected": 'a photo kind such as "tree"'},
     "phase": {"enum": ["long", "end"], "x-expected": "a game phase: long or end"},
     "asked_at": {"type": "string", "x-expected": 'an ISO time such as "2026-05-01T10:30:00+02:00"'},
@@ -240,6 +244,13 @@ _QUESTION: dict[str, Any] = {
         ),
         _requires("photo", "photo", fix={"photo": 'add "photo": a photo kind such as "tree"'}),
         {
+            "if": {"properties": {"subject": {"const": "sea-level"}}, "required": ["subject"]},
+            "then": {
+                "required": ["altitude"],
+                "x-required-fix": {"altitude": 'add "altitude": the seekers\' GPS altitude'},
+            },
+        },
+        {
             "if": {
                 "properties": {"subject": {"enum": ["zone", "zone-letter"]}},
                 "required": ["subject"],
@@ -282,6 +293,11 @@ GAME: dict[str, Any] = {
         "play_area": {
             "type": ["string", "object"],
             "x-expected": "a GeoJSON file path or a GeoJSON object",
+        },
+        "dem": {
+            "type": "string",
+            "minLength": 1,
+            "x-expected": "an elevation file path (GeoTIFF or SRTM .hgt)",
         },
         "osm": {
             "type": "array",
@@ -572,7 +588,10 @@ _EVENT_NAMES = [
     "thermometer-cancelled",
     "question-asked",
     "question-answered",
+    "hint-given",
+    "free-question",
     "cards-drawn",
+    "cards-replaced",
     "cards-kept",
     "cards-discarded",
     "card-played",
@@ -615,9 +634,35 @@ _GAME_EVENT: dict[str, Any] = {
         "draws": _CARD_IDS,
         "target": _CARD_ID,
         "team": {"enum": ["seekers", "hider", "both"], "x-expected": "seekers, hider or both"},
+        "accepted": {"type": "boolean", "x-expected": "true (the seekers accepted) or false"},
+        "free": {
+            "enum": ["map-correct", "what-to-ask", "passed-by", "blue-lines"],
+            "x-expected": "a free question: map-correct, what-to-ask, passed-by or blue-lines",
+        },
+        "exit_blue_lines": {"type": "boolean", "x-expected": "true or false"},
+        "retract": {"type": "boolean", "x-expected": "true (retracted) or false (asked)"},
         "note": {"type": "string"},
     },
     "allOf": [
+        _event_requires(
+            ["hint-given"],
+            "accepted",
+            fix={"accepted": 'add "accepted": true (Draw 1, Pick 1) or false (free)'},
+        ),
+        _event_requires(
+            ["free-question"],
+            "free",
+            fix={"free": 'add "free": map-correct, what-to-ask, passed-by or blue-lines'},
+        ),
+        _event_requires(
+            ["cards-replaced"],
+            "cards",
+            "draws",
+            fix={
+                "cards": 'add "cards": the inappropriate cards just drawn',
+                "draws": 'add "draws": the cards drawn to replace them',
+            },
+        ),
         _event_requires(
             ["question-asked"],
             "id",
@@ -676,6 +721,22 @@ GAME_LOG: dict[str, Any] = {
             "x-expected": "minutes above 0, such as 540",
         },
         "note": {"type": "string"},
+        "hand": {**_CARD_IDS, "x-expected": "the card ids the hider starts the round with"},
+        "previous": {
+            "type": ["object", "null"],
+            "x-expected": 'the previous round {"log": …, "ended": …}',
+            "required": ["log", "ended"],
+            "additionalProperties": False,
+            "properties": {
+                "log": {"type": "string", "x-expected": "the previous round's log file"},
+                "ended": {
+                    "type": "string",
+                    "x-expected": 'an ISO time such as "2026-07-10T13:20:00+02:00"',
+                },
+                "round": {"type": "integer", "minimum": 1, "x-expected": "a round number"},
+                "hand": {**_CARD_IDS, "x-expected": "the hand at the end of that round"},
+            },
+        },
         "events": {"type": "array", "items": _GAME_EVENT, "x-expected": "a list of events"},
     },
 }

@@ -1,7 +1,9 @@
 """What the commands read from an OSM extract, by layer, through the extract cache.
 
 A layer is everything of one kind in the whole extract: the catalogue's points,
-water areas, named admin areas, coastlines, high-speed rail, rivers and canals. It is read once
+water areas, named admin areas, coastlines, high-speed rail, rivers and canals; and,
+read on its own when a game asks for it, the marked paths (public streets, roads and
+paths: :data:`ON_DEMAND_LINE_LAYERS`). It is read once
 (with osmium's C++ tag filters; see :class:`~stations_generator.osm.extracts.Prefilter`),
 stored in the :class:`~stations_generator.osm.extract_cache.ExtractCache`, and cut
 to each caller's bounding box afterwards, exactly as the readers cut it -- so a
@@ -31,11 +33,13 @@ from shapely.geometry.base import BaseGeometry
 
 from stations_generator import settings
 from stations_generator.core.elements import OsmElement
+from stations_generator.core.questions.marked_paths import MARKED_HIGHWAYS, is_marked_path
 from stations_generator.core.questions.water_bodies import (
     LINE_WATERWAYS,
     is_line_waterway,
     is_open_water,
 )
+from stations_generator.errors import InputError
 from stations_generator.osm import extract_io, extracts
 from stations_generator.osm.extract_cache import (
     CacheEntryError,
@@ -47,10 +51,12 @@ from stations_generator.osm.extract_cache import (
 __all__ = [
     "AREA_LAYERS",
     "LINE_LAYERS",
+    "ON_DEMAND_LINE_LAYERS",
     "areas",
     "bodies_of_water",
     "build_index",
     "current_cache",
+    "data_box",
     "lines",
     "points",
     "use_cache",
@@ -89,6 +95,16 @@ LINE_LAYERS: dict[str, Layer] = {
         is_line_waterway, extracts.Prefilter(frozenset(("waterway", w) for w in LINE_WATERWAYS))
     ),
 }
+#: Line layers read only when asked for, alone (not with the others: a country's street
+#: network is far bigger than every other layer together), then cached like the rest.
+ON_DEMAND_LINE_LAYERS: dict[str, Layer] = {
+    # Publicly accessible streets, roads and paths (core/questions/marked_paths.py).
+    "marked_path": Layer(
+        is_marked_path, extracts.Prefilter(frozenset(("highway", h) for h in MARKED_HIGHWAYS))
+    ),
+}
+#: The tags the marked-path layer keeps (its cache entry holds no others).
+MARKED_PATH_TAGS = ("highway", "name", "access", "area", "bridge", "tunnel")
 
 _TYPES = ("node", "way", "relation")
 
@@ -227,6 +243,20 @@ def _read_all(path: Path, index) -> dict[str, list]:
     return found
 
 
+def _read_on_demand(path: Path, name: str) -> dict[str, list]:
+    """One on-demand line layer of the whole extract, alone, keeping only the tags it needs."""
+    from stations_generator.osm.one_pass import read_layers
+
+    spec = ON_DEMAND_LINE_LAYERS[name]
+    rows = read_layers(path, lines={name: (spec.keep, spec.prefilter)})[name]
+    return {
+        name: [
+            (key, {k: tags[k] for k in MARKED_PATH_TAGS if k in tags}, line)
+            for key, tags, line in rows
+        ]
+    }
+
+
 def _cached(path: Path, name: str, index) -> list:
     """Layer ``name`` of the whole extract: from this process, the cache, or one read of all."""
     cache = current_cache()
@@ -244,7 +274,8 @@ def _cached(path: Path, name: str, index) -> list:
             _MEMO[memo] = value
             return value
     # A miss reads every layer at once: the next command's layers are then there too.
-    for other, value in _read_all(path, index).items():
+    found = _read_on_demand(path, name) if name in ON_DEMAND_LINE_LAYERS else None
+    for other, value in (found or _read_all(path, index)).items():
         other_key = cache.key(path, _layer_id(other, index))
         cache.store(other_key, _columns(other, value))
         _MEMO[(str(cache.folder), other_key)] = value
@@ -326,8 +357,13 @@ def areas(path: Path, layer: str, bbox: extracts.BBox | None = None) -> list:
 
 
 def lines(path: Path, layer: str, bbox: extracts.BBox | None = None) -> list:
-    """A line layer (:data:`LINE_LAYERS`) as :func:`extracts.read_lines` returns it."""
-    LINE_LAYERS[layer]  # a KeyError for an unknown layer
+    """A line layer (:data:`LINE_LAYERS`) as :func:`extracts.read_lines` returns it.
+
+    An on-demand layer (:data:`ON_DEMAND_LINE_LAYERS`) keeps only the tags of
+    :data:`MARKED_PATH_TAGS`.
+    """
+    if layer not in ON_DEMAND_LINE_LAYERS:
+        LINE_LAYERS[layer]  # a KeyError for an unknown layer
     return _shapes(path, layer, bbox)
 
 
@@ -371,6 +407,39 @@ def bodies_of_water(path: Path, bbox: extracts.BBox | None = None) -> list[BaseG
     """
     found = [geom for _, tags, geom in areas(path, "water", bbox) if is_open_water(tags)]
     return found + [line for _, _, line in lines(path, "waterway", bbox)]
+
+
+def data_box(path: Path) -> extracts.BBox | None:
+    """The box an extract says it holds (its header), or None when it says nothing.
+
+    Land beyond it is unknown: the landmass question closes coastlines cut off at the
+    extract's edge along this box (:mod:`stations_generator.core.questions.landmass`).
+
+    Parameters
+    ----------
+    path : Path
+        An OSM extract.
+
+    Returns
+    -------
+    BBox or None
+        ``(min_lon, min_lat, max_lon, max_lat)``.
+    """
+    import osmium
+
+    source = extract_io.open_extract(Path(path))
+    try:
+        reader = osmium.io.Reader(source, osmium.osm.osm_entity_bits.NOTHING)
+        try:
+            b = reader.header().box()
+        finally:
+            reader.close()
+    except RuntimeError as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"cannot read the OSM extract {Path(path).name!r}: {reason}") from None
+    if not b.valid():
+        return None
+    return (b.bottom_left.lon, b.bottom_left.lat, b.top_right.lon, b.top_right.lat)
 
 
 def _routes_columns(routes: list) -> dict[str, np.ndarray]:

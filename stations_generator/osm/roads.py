@@ -32,7 +32,7 @@ import osmium
 import osmium.filter
 from shapely.geometry.base import BaseGeometry
 
-from stations_generator.core.play.drive import add_travel_times
+from stations_generator.core.play.drive import DRIVABLE_HIGHWAYS, add_travel_times
 from stations_generator.errors import InputError, NoDataError
 from stations_generator.osm import overpass
 from stations_generator.osm.extract_io import BBox, check_bbox, iterate, open_extract
@@ -48,24 +48,6 @@ __all__ = [
     "road_query",
 ]
 
-DRIVABLE_HIGHWAYS: frozenset[str] = frozenset(
-    {
-        "motorway",
-        "motorway_link",
-        "trunk",
-        "trunk_link",
-        "primary",
-        "primary_link",
-        "secondary",
-        "secondary_link",
-        "tertiary",
-        "tertiary_link",
-        "unclassified",
-        "residential",
-        "living_street",
-        "road",
-    }
-)
 """Public roads a car may take: what osmnx's ``"drive"`` network type keeps
 (it leaves out service roads, tracks, paths, footways, cycleways and roads
 under construction), written as an allow-list."""

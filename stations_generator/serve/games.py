@@ -102,6 +102,8 @@ class GameService:
             out["play_area"] = self._file(out["play_area"], others, "play area file", "--file")
         if isinstance(out.get("stations"), str):
             out["stations"] = self._file(out["stations"], others, "stations file", "--file")
+        if isinstance(out.get("dem"), str):
+            out["dem"] = self._file(out["dem"], c.other_files, "elevation file", "--file")
         if isinstance(out.get("osm"), list):
             out["osm"] = [self._file(f, c.osm_files, "osm file", "--osm") for f in out["osm"]]
         return out

@@ -17,7 +17,12 @@ REQUEST = inspect.signature(map_sources).parameters
 #: Where the map comes from: map_sources' parameters.
 MAP = set(REQUEST)
 #: Command-line option names that differ from the parameter they set.
-CLI_NAMES = {"osm_files": "osm", "stations_file": "stations", "no_cache": "use_cache"}
+CLI_NAMES = {
+    "osm_files": "osm",
+    "stations_file": "stations",
+    "no_cache": "use_cache",
+    "dem_file": "dem",
+}
 #: api.read_game's keywords and OverpassSettings' fields, by parameter.
 API_NAMES = {"urls": "overpass_urls"}
 GAME_COMMANDS = {
@@ -26,12 +31,20 @@ GAME_COMMANDS = {
     "questions cost": questions.commands["cost"],
     "zones check": zones.commands["check"],
 }
-MAP_OPTIONS = {"osm_files", "play_area", "stations_file", "overpass_urls", "cache_dir", "no_cache"}
+MAP_OPTIONS = {
+    "osm_files",
+    "play_area",
+    "stations_file",
+    "overpass_urls",
+    "cache_dir",
+    "no_cache",
+    "dem_file",
+}
 
 
 def test_map_sources_fill_every_field_of_the_map_sources():
     fields = {f.name for f in dataclasses.fields(MapSources)}
-    assert fields == {"osm", "play_area", "stations", "overpass"}  # notes are log records
+    assert fields == {"osm", "play_area", "stations", "overpass", "dem"}  # notes are log records
     made = map_sources(["a.osm.pbf"], "area.geojson", "stations.geojson")
     assert [str(p) for p in made.osm] == ["a.osm.pbf"]
     assert str(made.play_area) == "area.geojson" and str(made.stations) == "stations.geojson"

@@ -37,6 +37,10 @@ def _one_line(exc: pytest.ExceptionInfo, *words: str) -> None:
             {"at": T, "event": "question-asked", "id": "q1", "question": {"type": "radius"}},
             ['"seeker" is missing'],
         ),
+        ({"at": T, "event": "hint-given"}, ['"accepted" is missing', "free"]),
+        ({"at": T, "event": "hint-given", "accepted": "yes"}, ["true (the seekers accepted)"]),
+        ({"at": T, "event": "free-question", "free": "weather"}, ["blue-lines"]),
+        ({"at": T, "event": "cards-replaced", "cards": ["move"]}, ['"draws" is missing']),
     ],
 )
 def test_bad_events_are_refused_in_one_line(event, words):
@@ -125,3 +129,27 @@ def test_the_example_log_replays_to_a_found_hider():
     # 3 h 20 of seeking less a 35-minute break and a 7-minute late answer.
     assert state.clock.game_min == pytest.approx(200 - 35 - 7)
     assert [r.reward for r in state.ledger].count("earned") == 4
+
+
+def test_an_event_takes_only_its_own_fields():
+    """A field of another kind of event is refused, naming the fields it takes."""
+    data = {**gamelog.new_log("S"), "events": [{"at": T, "event": "hint-given", "accepted": True}]}
+    assert gamelog.events_of(data)[0].accepted is True
+    data["events"][0]["answer"] = "within"
+    with pytest.raises(InputError) as exc:
+        gamelog.events_of(data, "day.json")
+    _one_line(exc, "day.json: event 1", "answer is not a field", "accepted")
+
+
+def test_a_next_round_log_keeps_its_start_hand_and_the_previous_end():
+    previous = {"log": "round1.json", "ended": "2026-07-11T13:20:00+03:00", "round": 2}
+    data = gamelog.new_log("M", hand=["move"], previous=previous)
+    assert data["hand"] == ["move"] and data["previous"]["round"] == 2
+    assert gamelog.settings_of(data).previous_end.hour == 13
+    assert (
+        "hand" not in gamelog.new_log("M")
+        and gamelog.settings_of(gamelog.new_log("M")).previous_end is None
+    )
+    with pytest.raises(InputError) as exc:
+        gamelog.new_log("M", previous={"log": "round1.json"})
+    _one_line(exc, '"ended" is missing')

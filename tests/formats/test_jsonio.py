@@ -53,7 +53,7 @@ def test_a_missing_key_names_its_fix():
 
 def test_an_unknown_key_lists_the_known_ones():
     message = _message({"play_area": "a", "colour": "red"}, schemas.GAME)
-    assert message.startswith('game.json: $: unknown key "colour"; use country, format, ')
+    assert message.startswith('game.json: $: unknown key "colour"; use country, dem, format, ')
 
 
 def test_a_whole_message_from_the_schema():

@@ -31,6 +31,7 @@ from stations_generator.core.geo.geodesy import geodesic_distance
 from stations_generator.core.play.routes import Station
 
 __all__ = [
+    "DRIVABLE_HIGHWAYS",
     "GREAT_CIRCLE_SPEED_KPH",
     "MAX_SNAP_M",
     "ROAD_SPEEDS_KPH",
@@ -45,6 +46,26 @@ __all__ = [
 ]
 
 Method = Literal["road", "great-circle"]
+
+#: ``highway=*`` values of roads a car may drive (the road network of drive times).
+DRIVABLE_HIGHWAYS: frozenset[str] = frozenset(
+    {
+        "motorway",
+        "motorway_link",
+        "trunk",
+        "trunk_link",
+        "primary",
+        "primary_link",
+        "secondary",
+        "secondary_link",
+        "tertiary",
+        "tertiary_link",
+        "unclassified",
+        "residential",
+        "living_street",
+        "road",
+    }
+)
 
 GREAT_CIRCLE_SPEED_KPH = 40.0
 """Assumed average speed along the straight line when there is no road path.

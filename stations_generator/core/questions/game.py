@@ -435,7 +435,11 @@ class Game:
         ok = shapely.intersects_xy(self.play_area, lons, lats)
         for _, q in self.answered():
             if isinstance(q, AreaQuestion) and ok.any():
-                ok[ok] &= np.asarray(q.answers_for(lons[ok], lats[ok]) == q.answer, bool)
+                got = np.asarray(q.answers_for(lons[ok], lats[ok]))
+                same = got == q.answer
+                if got.dtype == object:  # None: unknown there (a DEM void), rules nothing out
+                    same = same | np.equal(got, None)
+                ok[ok] &= np.asarray(same, bool)
         return ok
 
 

@@ -11,10 +11,14 @@ events; each becomes an :class:`Event`. The kinds:
   ``question-asked`` (``id``, ``question``: a GAME.json question), and
   ``question-answered`` (``id`` and ``answer``, or ``card``: a power-up played instead
   of an answer — ``veto-question``, ``double-or-nothing``, ``randomize-question`` with
-  the new ``question``, ``veto-question-or-15-minute-time-bonus``);
+  the new ``question``, ``veto-question-or-15-minute-time-bonus``; a randomised
+  thermometer larger than the original also ``retract``), ``hint-given`` (``accepted``),
+  ``free-question`` (``free``: one of :data:`FREE_QUESTIONS`, ``exit_blue_lines``);
 * cards: ``cards-drawn``, ``cards-kept``, ``cards-discarded`` (``cards``),
-  ``card-played`` (``card``, ``discards``, ``draws``, ``target``), ``curse-cast`` (``card``,
-  ``paid``), ``curse-cleared``, ``curse-vetoed`` (``card``).
+  ``cards-replaced`` (``cards``: inappropriate ones just drawn, ``draws``: their
+  replacements), ``card-played`` (``card``, ``discards``, ``draws``, ``target``),
+  ``curse-cast`` (``card``, ``paid``, ``target``), ``curse-cleared``, ``curse-vetoed``
+  (``card``).
 """
 
 from __future__ import annotations
@@ -39,9 +43,12 @@ QUESTION_EVENTS = (
     "thermometer-cancelled",
     "question-asked",
     "question-answered",
+    "hint-given",
+    "free-question",
 )
 CARD_EVENTS = (
     "cards-drawn",
+    "cards-replaced",
     "cards-kept",
     "cards-discarded",
     "card-played",
@@ -57,6 +64,37 @@ DOUBLE_OR_NOTHING = "double-or-nothing"
 RANDOMIZE = "randomize-question"
 VETO_OR_BONUS = "veto-question-or-15-minute-time-bonus"
 ANSWER_CARDS = (VETO, DOUBLE_OR_NOTHING, RANDOMIZE, VETO_OR_BONUS)
+DUPLICATE = "duplicate-another-card"
+
+#: The fields each kind of event takes (besides ``at``, ``event`` and ``note``).
+EVENT_FIELDS: dict[str, tuple[str, ...]] = {
+    **{kind: () for kind in ROUND_EVENTS},
+    "lunch-started": ("team",),
+    "break-started": (),
+    "break-ended": (),
+    "thermometer-started": ("id",),
+    "thermometer-cancelled": ("id",),
+    "question-asked": ("id", "question"),
+    "question-answered": ("id", "answer", "card", "target", "question", "retract"),
+    "hint-given": ("accepted",),
+    "free-question": ("free", "answer", "exit_blue_lines"),
+    "cards-drawn": ("cards",),
+    "cards-kept": ("cards",),
+    "cards-discarded": ("cards",),
+    "cards-replaced": ("cards", "draws"),
+    "card-played": ("card", "discards", "draws", "paid", "target"),
+    "curse-cast": ("card", "paid", "draws", "target"),
+    "curse-cleared": ("card",),
+    "curse-vetoed": ("card",),
+}
+
+#: The questions that are always free (JLTG.EU house rules, Questions: Free questions).
+FREE_QUESTIONS = {
+    "map-correct": "Can you check this map is correct?",
+    "what-to-ask": "What question should we ask?",
+    "passed-by": "Have we already passed in front of you?",
+    "blue-lines": "Are you within the blue lines?",
+}
 
 
 @dataclass(frozen=True)
@@ -88,6 +126,18 @@ class Event:
         ``"seekers"``, ``"hider"`` or ``"both"`` (lunch).
     target : str, optional
         The card a Duplicate Another Card duplicates.
+    accepted : bool, optional
+        A hint: whether the seekers accepted it (Draw 1, Pick 1) or it came unasked (free).
+    free : str, optional
+        A free question: a key of :data:`FREE_QUESTIONS`.
+    exit_blue_lines : bool, optional
+        "Are you within the blue lines?": whether the seekers must leave the blue lines to
+        reach the hider (stated with it).
+    retract : bool, optional
+        A randomised thermometer larger than the original: whether the seekers retract the
+        question (the thermometer runs on) or take it as asked with a null answer.
+    note : str, optional
+        The log's note on the event (e.g. a hint's words).
     """
 
     at: datetime
@@ -104,6 +154,11 @@ class Event:
     draws: tuple[str, ...] = ()
     team: str | None = None
     target: str | None = None
+    accepted: bool | None = None
+    free: str | None = None
+    exit_blue_lines: bool | None = None
+    retract: bool | None = None
+    note: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in EVENT_KINDS:

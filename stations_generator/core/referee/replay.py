@@ -31,17 +31,30 @@ from stations_generator.core.referee.cards_view import cards_view
 from stations_generator.core.referee.events import (
     ANSWER_CARDS,
     DOUBLE_OR_NOTHING,
+    DUPLICATE,
+    FREE_QUESTIONS,
     RANDOMIZE,
     VETO,
     VETO_OR_BONUS,
     Event,
 )
 from stations_generator.core.referee.rounds import Round
-from stations_generator.core.referee.state import GameState, LedgerRow, NextCost
+from stations_generator.core.referee.state import (
+    FreeRow,
+    GameState,
+    HintRow,
+    LedgerRow,
+    NextCost,
+)
 from stations_generator.core.referee.violations import RuleViolation
 
 VETOES = (VETO, VETO_OR_BONUS)
 DRAWN_EARLY = "drawn before the answer"
+#: JLTG.EU house rules, Questions: Hints — an accepted hint counts as Draw 1, Pick 1.
+HINT_COST = (1, 1)
+#: Free questions whose answer tells the seekers about the hider's whereabouts: they are
+#: game questions for lunch, breaks and curses blocking questions (see docs/referee.md).
+FREE_INFORMATION = ("passed-by", "blue-lines")
 
 
 class CardTableLike(Protocol):
@@ -55,6 +68,9 @@ class CardTableLike(Protocol):
     def draw(self, card_ids: Sequence[str], at: datetime) -> Any: ...
     def keep(self, card_ids: Sequence[str], at: datetime) -> Any: ...
     def discard(self, card_ids: Sequence[str], at: datetime) -> Any: ...
+    def replace_inappropriate(
+        self, card_ids: Sequence[str], replacements: Sequence[str], at: datetime
+    ) -> Any: ...
     def play(self, card_id: str, at: datetime, **kwargs: Any) -> Any: ...
     def clear_curse(self, card_id: str, at: datetime) -> Any: ...
     def veto_curse(self, card_id: str, at: datetime) -> tuple[Any, int]: ...
@@ -70,10 +86,14 @@ class Settings:
     size: str
     rules: str = "jltg-eu"
     max_game_minutes: float | None = None
+    previous_end: datetime | None = None  # when the previous round of the game ended
 
     def __post_init__(self) -> None:
         if self.size not in ("S", "M", "L"):
             raise ValueError(f"size: {self.size!r} is not a game size; use S, M or L")
+        end = self.previous_end
+        if end is not None and (end.tzinfo is None or end.utcoffset() is None):
+            raise ValueError("previous_end: give a timezone-aware time")
 
 
 @dataclass
@@ -108,9 +128,14 @@ class Referee:
     pauses: list[clock.Interval] = field(default_factory=list)
     curse_veto_min: float = 0.0
     last: Event | None = None
+    hints: list[HintRow] = field(default_factory=list)
+    free: list[FreeRow] = field(default_factory=list)
+    thermometer_starts: dict[str, datetime] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.round = Round(self.settings.size, self.settings.max_game_minutes)
+        self.round = Round(
+            self.settings.size, self.settings.max_game_minutes, self.settings.previous_end
+        )
 
     @property
     def warnings(self) -> list[str]:
@@ -130,6 +155,7 @@ class Referee:
         self.advance(event.at)
         handler = _HANDLERS.get(event.kind, Referee.on_round)
         try:
+            self.round.check_after_previous(event)
             handler(self, event)
         except RuleViolation as exc:
             raise RuleViolation(exc.rule, f"{event.describe()}: {exc.problem}") from None
@@ -195,6 +221,7 @@ class Referee:
                 f"thermometer {self.thermometer['id']} is running; end or cancel it first",
             )
         self.thermometer = {"id": e.id, "started_at": e.at}
+        self.thermometer_starts[e.id or ""] = e.at
 
     def on_thermometer_cancelled(self, e: Event) -> None:
         """A running thermometer is cancelled: nothing was asked."""
@@ -218,10 +245,22 @@ class Referee:
             )
         question = self._checked(e, e.question)
         if is_thermometer:
+            self._check_retracted(e, question)
             self.thermometer = None
             if question.too_early():
                 self.warnings.append(f"{e.describe()}: {question.too_early()}")
         self._ask(e.id, question, e.at)
+
+    def _check_retracted(self, e: Event, question: Question) -> None:
+        """Warn when a retracted randomised thermometer is ended at another distance."""
+        want = (self.thermometer or {}).get("distance_m")
+        if want is not None and isinstance(question, ThermometerQuestion):
+            if abs(question.class_m() - want) > 1.0:
+                self.warnings.append(
+                    f"{e.describe()}: the thermometer was randomised to {want:.0f} m and "
+                    f"retracted, but ends as {question.class_m():.0f} m "
+                    "(JLTG.EU house rules, Thermometer Mechanics: Randomising Thermometers)"
+                )
 
     def _checked(self, e: Event, question: Question) -> Question:
         """The question with its timing, checked for the game size and the vetoes."""
@@ -254,6 +293,11 @@ class Referee:
         if e.card is not None:
             self._answer_with_card(q, e)
             return
+        if e.retract is not None:
+            raise RuleViolation(
+                rule_names.RANDOM_THERMOMETER,
+                "retract goes with a Randomize Question's larger thermometer, not an answer",
+            )
         check_answer(q.question, e.answer)
         deadline = self.deadline(q, e.at)
         q.answered_at, q.answer = e.at, e.answer
@@ -289,15 +333,20 @@ class Referee:
             )
 
     def _answer_with_card(self, q: Asked, e: Event) -> None:
-        card = e.card or ""
+        # A Duplicate Another Card plays its target as normal (Power Ups).
+        if e.card == DUPLICATE and not e.target:
+            raise RuleViolation(rule_names.DUPLICATE, "name the card it duplicates (target)")
+        card = (e.target or "") if e.card == DUPLICATE else e.card or ""
         if card not in ANSWER_CARDS:
             raise RuleViolation(
                 rule_names.CARDS,
-                f"{card!r} is not played instead of an answer; use {', '.join(ANSWER_CARDS)}",
+                f"{card!r} is not played instead of an answer; use {', '.join(ANSWER_CARDS)}"
+                + (f", or {DUPLICATE} with one of them as its target" if e.card else ""),
             )
         self.round.require_play(e.at, f"play {card}")
         if self.table is not None:
-            self.table = self.table.play(card, e.at)
+            kwargs = {} if e.target is None else {"target": e.target}
+            self.table = self.table.play(e.card or "", e.at, **kwargs)
         self._drew_early(q, e, f"{card} was played instead of an answer")
         if card == RANDOMIZE:
             self._randomize(q, e)
@@ -334,7 +383,110 @@ class Referee:
                 f"{new.label()} is not a different unanswered question; draw another",
             )
         del self.asked[q.id]
-        self._ask(q.id, new, e.at)
+        larger = self._larger_thermometer(q.question, new, e)
+        if not larger:
+            self._ask(q.id, new, e.at)
+        elif e.retract:
+            self._retract(q, new, e)
+        else:  # taken as asked: a null answer, and the reward
+            self._ask(q.id, new, e.at)
+            done = self.asked[q.id]
+            done.answered_at, done.answer, done.reward = e.at, "none", "earned"
+            self.open_id = None
+            self._reward(done)
+
+    def _larger_thermometer(self, old: Question, new: Question, e: Event) -> bool:
+        """Whether a randomised thermometer is larger than the original (Randomising
+        Thermometers); a smaller one is used up instead, asked from the card."""
+        if not isinstance(old, ThermometerQuestion) or not isinstance(new, ThermometerQuestion):
+            if e.retract is not None:
+                raise RuleViolation(
+                    rule_names.RANDOM_THERMOMETER, "retract is only for a larger thermometer"
+                )
+            return False
+        larger = new.class_m() > old.class_m()
+        if larger and e.retract is None:
+            raise RuleViolation(
+                rule_names.RANDOM_THERMOMETER,
+                f"the randomised thermometer ({new.class_m():.0f} m) is larger than the "
+                f"original ({old.class_m():.0f} m): say whether the seekers retract the "
+                "question (retract: true) or take it as asked with a null answer (false)",
+            )
+        if not larger and e.retract is not None:
+            raise RuleViolation(
+                rule_names.RANDOM_THERMOMETER,
+                "a smaller randomised thermometer is used up instead: no retract",
+            )
+        return larger
+
+    def _retract(self, q: Asked, new: Question, e: Event) -> None:
+        """A larger randomised thermometer retracted: not asked, the thermometer runs on to
+        the new distance, and "either way the hider gets the reward" (now)."""
+        p = price(self.counted, new, new.cost_key() in self.doubled)
+        row = Asked(f"{q.id}-retracted", new, e.at, timedelta(0), p.times_asked, p.rewards)
+        row.answered_at, row.card, row.reward = e.at, RANDOMIZE, "earned (retracted)"
+        self.asked[row.id] = row
+        self._reward(row)
+        self.open_id = None
+        started = self.thermometer_starts.get(q.id, q.asked_at)
+        self.thermometer = {
+            "id": q.id,
+            "started_at": started,
+            "retracted_at": e.at,
+            "distance_m": new.class_m() if isinstance(new, ThermometerQuestion) else None,
+        }
+
+    def on_hint(self, e: Event) -> None:
+        """A hint (Questions: Hints): Draw 1, Pick 1 if the seekers accepted it, else free.
+
+        It is recorded when given, so it starts no time to answer and takes no place in
+        "one question at a time"; an accepted one is taken up like a question (not at
+        lunch, in a break or while a curse blocks questions), any hint needs the round on.
+        """
+        if e.accepted is None:
+            raise RuleViolation(
+                rule_names.HINTS,
+                "say whether the seekers accepted the hint (accepted: true, Draw 1, Pick 1) "
+                "or it came without their permission (false: free)",
+            )
+        self.round.require_seeking(e.at, "give a hint")
+        stops = (rule_names.BREAKS,)
+        if e.accepted:
+            stops = (rule_names.BREAKS, rule_names.LUNCH, rule_names.BLOCKED_QUESTIONS)
+        reasons = [r for r in self.cannot_ask(e.at) if r[0] in stops]
+        if reasons:
+            rule, why = reasons[0]
+            raise RuleViolation(rule, why.replace("ask a question", "give an accepted hint"))
+        reward = "draw 1 pick 1" if e.accepted else "free"
+        if e.accepted and self.table is not None:
+            self.table = self.table.reward(*HINT_COST, f"hint {len(self.hints) + 1}")
+        self.hints.append(HintRow(e.at, e.accepted, reward, e.note))
+
+    def on_free_question(self, e: Event) -> None:
+        """A free question (Questions: Free questions): no reward, no time to answer, so it
+        does not hold the one-question slot; one telling where the hider is waits out lunch,
+        breaks and curses blocking questions like any question."""
+        if e.free not in FREE_QUESTIONS:
+            raise RuleViolation(
+                rule_names.FREE_QUESTIONS,
+                f"free question {e.free!r}; use {', '.join(FREE_QUESTIONS)}",
+            )
+        if (e.free == "blue-lines") != (e.exit_blue_lines is not None):
+            raise RuleViolation(
+                rule_names.FREE_QUESTIONS,
+                "state with blue-lines (and only with it) whether the seekers must exit the "
+                "blue lines to reach the hider (exit_blue_lines: true or false)",
+            )
+        if self.round.hiding_started is None and self.round.seeking_started is None:
+            raise RuleViolation(rule_names.GAME_TIME, "the round has not started")
+        if self.round.over(e.at):
+            raise RuleViolation(rule_names.GAME_TIME, "the round is over; no more questions")
+        if e.free in FREE_INFORMATION:
+            stops = (rule_names.LUNCH, rule_names.BREAKS, rule_names.BLOCKED_QUESTIONS)
+            reasons = [r for r in self.cannot_ask(e.at) if r[0] in stops]
+            if reasons:
+                raise RuleViolation(*reasons[0])
+        self.free.append(FreeRow(e.at, e.free, FREE_QUESTIONS[e.free], e.answer, e.exit_blue_lines))
 
     # --- cards -----------------------------------------------------------------------
 
@@ -351,6 +503,10 @@ class Referee:
         if e.kind == "cards-drawn":
             self._early_reward(e.at)
             self.table = self._cards(e).draw(e.cards, e.at)
+        elif e.kind == "cards-replaced":
+            # Inappropriate Cards: "quietly discard it and replace it with a newly-drawn
+            # card", only before the pick of that draw (the card table checks it).
+            self.table = table.replace_inappropriate(e.cards, e.draws, e.at)
         elif e.kind == "cards-kept":
             self.table = table.keep(e.cards, e.at)
         else:
@@ -376,8 +532,14 @@ class Referee:
                 f"{e.card} is played instead of an answer: record it as question-answered "
                 "with its card",
             )
+        if e.card == DUPLICATE and e.target in ANSWER_CARDS:
+            raise RuleViolation(
+                rule_names.DUPLICATE,
+                f"{e.target} is played instead of an answer: record question-answered with "
+                f"card {DUPLICATE} and target {e.target}",
+            )
         self.round.require_play(e.at, f"play {e.card}")
-        kwargs: dict[str, Any] = {"discards": e.discards, "draws": e.draws}
+        kwargs: dict[str, Any] = {"discards": e.discards, "draws": e.draws, "paid": e.paid}
         if e.target is not None:
             kwargs["target"] = e.target
         self.table = table.play(e.card or "", e.at, **kwargs)
@@ -393,7 +555,10 @@ class Referee:
                     rule_names.BLOCKED_CURSES,
                     f"an open curse blocks further curses; {card} cannot be cast now",
                 )
-            self.table = table.play(card, e.at, paid=e.paid, draws=e.draws)
+            kwargs: dict[str, Any] = {"paid": e.paid, "draws": e.draws}
+            if e.target is not None:  # Duplicate Another Card: the curse it duplicates
+                kwargs["target"] = e.target
+            self.table = table.play(card, e.at, **kwargs)
         elif e.kind == "curse-cleared":
             self.table = table.clear_curse(card, e.at)
         else:
@@ -436,6 +601,8 @@ class Referee:
             ),
             cards=cards_view(self.table, at, self.settings.size),
             warnings=tuple(self.warnings),
+            hints=tuple(self.hints),
+            free_questions=tuple(self.free),
         )
 
     def _no_photos(self, at: datetime) -> str:
@@ -480,6 +647,9 @@ _HANDLERS: dict[str, Callable[[Referee, Event], None]] = {
     "question-answered": Referee.on_question_answered,
     "cards-drawn": Referee.on_cards,
     "cards-kept": Referee.on_cards,
+    "cards-replaced": Referee.on_cards,
+    "hint-given": Referee.on_hint,
+    "free-question": Referee.on_free_question,
     "cards-discarded": Referee.on_cards,
     "card-played": Referee.on_card_played,
     "curse-cast": Referee.on_curse,

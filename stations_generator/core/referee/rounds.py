@@ -18,6 +18,10 @@ from stations_generator.core.referee.state import Clock
 from stations_generator.core.referee.violations import RuleViolation
 
 LUNCH_TEAMS = {"seekers": ("seekers",), "hider": ("hider",), "both": clock.TEAMS}
+#: JLTG.EU house rules, Hiding: Small and Medium games — between rounds the hider
+#: "normally [has] 15 minutes to rest, and do the card exchange, though this may be
+#: extended if the other players agree".
+REST = timedelta(minutes=15)
 
 
 @dataclass
@@ -26,6 +30,7 @@ class Round:
 
     size: str
     max_game_minutes: float | None = None
+    previous_end: datetime | None = None  # the end of the game's previous round
     hiding_started: datetime | None = None
     seeking_started: datetime | None = None
     found: datetime | None = None
@@ -123,6 +128,16 @@ class Round:
                     "(JLTG.EU house rules, Lunch Time)"
                 )
 
+    def check_after_previous(self, e: Event) -> None:
+        """RuleViolation if ``e`` comes before the game's previous round ended."""
+        end = self.previous_end
+        if end is not None and e.at < end:
+            raise RuleViolation(
+                rule_names.NEXT_ROUND,
+                f"the previous round ended at {end.isoformat(timespec='minutes')}; this "
+                "round's events come after it",
+            )
+
     def apply(self, e: Event) -> None:
         """Fold a round, lunch or break event in; RuleViolation if the rules forbid it."""
         handler: Callable[[Event], None] = {
@@ -143,6 +158,21 @@ class Round:
                 rule_names.HIDING, f"hiding already started at {self.hiding_started:%H:%M}"
             )
         self.hiding_started = e.at
+        self._after_previous(e)
+
+    def _after_previous(self, e: Event) -> None:
+        """In S and M games the next round's hider sets off after a rest of normally 15
+        minutes (longer when the other players agree: warned)."""
+        end = self.previous_end
+        if end is None:
+            return
+        if self.size != "L" and e.at - end > REST:
+            rest = clock.minutes(e.at - end)
+            self.warnings.append(
+                f"{e.describe()}: {rest:.0f} min after the previous round ended; the rest is "
+                "normally 15 minutes, longer only if the other players agree (JLTG.EU house "
+                "rules, Hiding: Small and Medium games)"
+            )
 
     def _seeking(self, e: Event) -> None:
         if self.seeking_started is not None:

@@ -32,3 +32,15 @@ RANDOMIZE = "Randomize Question (JLTG.EU house rules, Power Ups: Randomize Quest
 BLOCKED_QUESTIONS = "blocking questions (JLTG.EU house rules, Curses: Blocking)"
 BLOCKED_CURSES = "blocked curses (JLTG.EU house rules, Cards: Playing a card)"
 CARDS = "card mechanics (JLTG.EU house rules, Cards: Card Mechanics)"
+HINTS = "hints (JLTG.EU house rules, Questions: Hints)"
+FREE_QUESTIONS = "free questions (JLTG.EU house rules, Questions: Free questions)"
+INAPPROPRIATE = "inappropriate cards (JLTG.EU house rules, Cards: Inappropriate Cards)"
+DUPLICATE = "Duplicate Another Card (JLTG.EU house rules, Power Ups: Duplicate Another Card)"
+RANDOM_THERMOMETER = (
+    "randomising thermometers (JLTG.EU house rules, Thermometer Mechanics: Randomising "
+    "Thermometers)"
+)
+NEXT_ROUND = (
+    "the next round (JLTG.EU house rules, Hiding: Small and Medium games; Large Games, and "
+    "Time and Location Shifting)"
+)

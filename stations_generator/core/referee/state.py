@@ -87,6 +87,27 @@ class CardsView:
 
 
 @dataclass(frozen=True)
+class HintRow:
+    """A hint the hider gave: accepted by the seekers (Draw 1, Pick 1) or unasked (free)."""
+
+    at: datetime
+    accepted: bool
+    reward: str  # "draw 1 pick 1" or "free"
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class FreeRow:
+    """A free question (no reward, no time to answer, not in the one-question slot)."""
+
+    at: datetime
+    free: str  # a key of events.FREE_QUESTIONS
+    question: str  # its words
+    answer: str | None = None
+    exit_blue_lines: bool | None = None  # "Are you within the blue lines?" only
+
+
+@dataclass(frozen=True)
 class GameState:
     """The referee's view of the round at ``clock.at``."""
 
@@ -101,6 +122,8 @@ class GameState:
     vetoed: tuple[str, ...]
     cards: CardsView | None
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    hints: tuple[HintRow, ...] = ()
+    free_questions: tuple[FreeRow, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The state as JSON-ready data (times as ISO strings)."""
