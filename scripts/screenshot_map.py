@@ -4,7 +4,7 @@ Usage, from the repository root (after the README's quick start with ``--explain
 
     python scripts/screenshot_map.py out/sioux-falls/stations.html docs/img/stations.png
 
-Opens the page in Debian's headless Chromium (``scripts/install-browser.sh``) through
+Opens the page in Debian's headless Chromium (``scripts/install-test-services.sh``) through
 Playwright, with every request that is not the page itself aborted, so map tiles are not
 drawn: the picture shows what the page draws by itself. The PNG is reduced to 128
 colours to keep it small.

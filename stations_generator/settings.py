@@ -179,6 +179,26 @@ def user_cache_dir() -> Path:
     return base / _APP_FOLDER
 
 
+def user_data_dir() -> Path:
+    """The package's folder in the per-user data folder (``serve``'s shared games).
+
+    Returns
+    -------
+    pathlib.Path
+        ``<base>/stations-generator`` where ``<base>`` is ``%LOCALAPPDATA%`` on Windows
+        (falling back to ``~/AppData/Local``) and ``$XDG_DATA_HOME`` elsewhere (falling
+        back to ``~/.local/share``; a relative ``XDG_DATA_HOME`` is ignored, as the XDG
+        spec requires). The folder is not created here.
+    """
+    if sys.platform == "win32":
+        local = _env("LOCALAPPDATA")
+        base = Path(local) if local else Path.home() / "AppData" / "Local"
+    else:
+        xdg = _env("XDG_DATA_HOME")
+        base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "share"
+    return base / _APP_FOLDER
+
+
 def overpass_cache_dir() -> Path:
     """Where Overpass answers are cached when no folder is given.
 

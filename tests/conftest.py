@@ -37,6 +37,22 @@ def _extract_cache(tmp_path_factory):
         os.environ["STATIONS_GENERATOR_EXTRACT_CACHE_DIR"] = old
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _data_folder(tmp_path_factory):
+    """The per-user data folder of the session (``serve``'s games database): a fresh one,
+    never the user's (subprocesses inherit it)."""
+    import os
+
+    folder = tmp_path_factory.mktemp("xdg-data")
+    old = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(folder)
+    yield folder
+    if old is None:
+        os.environ.pop("XDG_DATA_HOME", None)
+    else:
+        os.environ["XDG_DATA_HOME"] = old
+
+
 # --- the local Overpass and Nominatim ------------------------------------------
 
 

@@ -19,7 +19,5 @@ def test_ruff_clean():
 def test_readme_test_command_is_what_ci_runs():
     readme = (REPO / "README.md").read_text()
     ci = (REPO / ".ci" / "run").read_text()
-    command = (
-        'bash scripts/install-browser.sh && python -m pip install -e ".[test]" && python -m pytest'
-    )
+    command = 'bash scripts/install-test-services.sh && python -m pip install -e ".[test]" && python -m pytest'
     assert command in readme and command in ci

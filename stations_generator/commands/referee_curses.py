@@ -97,6 +97,8 @@ def check_curse(
 ) -> None:
     """Check a curse's map condition: met or not, the distance and the nearest feature.
 
+    Exits 0 when every condition measured is met, 1 when one is not.
+
     CURSE is the card's id, e.g. curse-of-the-bridge-troll (JLTG.EU house rules).
     Distances are geodesic (WGS84); the features are the OSM data's bridges, named
     streets, bodies of water, valid stops, monuments... (docs/curses.md lists the
@@ -120,6 +122,8 @@ def check_curse(
     )
     if as_json:
         click.echo(json.dumps(curse_check_json(check), indent=2, ensure_ascii=False))
-        return
-    for line in curse_check_text(check):
-        click.echo(line)
+    else:
+        for line in curse_check_text(check):
+            click.echo(line)
+    # Like `zones check`: exit 0 when every condition measured is met, 1 when not.
+    click.get_current_context().exit(0 if check.met else 1)

@@ -17,6 +17,8 @@ from stations_generator.errors import InputError
 
 #: Seconds the requests in flight get to finish when the server is told to stop.
 GRACE_S = 2
+#: The largest WebSocket message uvicorn reads (the app's own limit is lower).
+WS_MAX_BYTES = 1024**2
 
 
 def _files(paths, flag: str) -> tuple[Path, ...]:
@@ -74,6 +76,13 @@ def _files(paths, flag: str) -> tuple[Path, ...]:
     help="Another host name the page may be opened as, e.g. the machine's name on the LAN "
     "(repeatable; localhost, 127.0.0.1, ::1 and --host are always allowed).",
 )
+@click.option(
+    "--database",
+    metavar="URL",
+    help="Where shared games are kept: a SQLite file (one serve process) or a PostgreSQL "
+    "URL (several processes or machines), e.g. --database games.sqlite3 or --database "
+    "postgresql://USER:PASSWORD@HOST/NAME [default: games.sqlite3 in the user data folder].",
+)
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in the web browser.")
 @click.option("--offline", is_flag=True, help="Never fetch from Overpass or Nominatim.")
 @click.option(
@@ -98,6 +107,7 @@ def serve(
     host: str,
     port: int,
     extra_hosts: tuple[str, ...],
+    database: str | None,
     open_browser: bool,
     offline: bool,
     max_online_km2: float,
@@ -119,6 +129,7 @@ def serve(
     """
     from stations_generator.serve.app import create_app
     from stations_generator.serve.security import allowed_hosts
+    from stations_generator.serve.shared.database import default_database, open_store
     from stations_generator.serve.stations import ServerConfig
 
     config = ServerConfig(
@@ -132,6 +143,8 @@ def serve(
         cache_dir=cache_dir,
         use_cache=not no_cache,
     )
+    # Opened before listening: a wrong URL or an unreachable database is one error line.
+    store = open_store(database or default_database())
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
@@ -141,6 +154,7 @@ def serve(
         # the line waits in the backlog until the app is up, instead of being refused.
         sock.listen(2048)
     except OSError as exc:
+        store.close()
         raise InputError(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port"
         ) from None
@@ -148,6 +162,13 @@ def serve(
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}/"
     click.echo(f"Serving the station map page on {url} (API docs: {url}docs; Ctrl-C stops)")
+    if not _loopback(host):
+        click.echo(
+            f"Listening beyond this machine ({host}): anyone on the network can open the page; "
+            "a shared game opens only with its join link (its token). Shared games are kept "
+            f"in {store.description}.",
+            err=True,
+        )
     sys.stdout.flush()  # the address is what scripts wait for, even through a pipe
     if open_browser:
         import webbrowser
@@ -161,8 +182,21 @@ def serve(
             f"of: {', '.join(hosts)} (more with --allowed-host NAME)",
             err=True,
         )
-    app = create_app(config, hosts=hosts, any_ip_host=wildcard, temp_dir=None)
+    app = create_app(config, hosts=hosts, any_ip_host=wildcard, temp_dir=None, database=store)
     _run(app, sock, console.verbosity)
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` (``--host``) is a loopback address or name."""
+    import ipaddress
+
+    name = host.strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _stop(signum: int, _frame: object) -> None:
@@ -197,6 +231,9 @@ def _run(app, sock: socket.socket, verbosity: int) -> None:
             app,
             log_level="warning" if verbosity <= 0 else "info",
             timeout_graceful_shutdown=GRACE_S,
+            # A shared game's messages are small (serve/shared/websocket.py refuses any
+            # above 65 KiB with a reason); uvicorn drops anything far beyond at once.
+            ws_max_size=WS_MAX_BYTES,
         )
     )
     previous = signal.signal(signal.SIGTERM, _stop)

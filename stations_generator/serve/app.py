@@ -40,7 +40,13 @@ from stations_generator.serve import assets
 from stations_generator.serve.games import GameService
 from stations_generator.serve.jobs import Busy, Jobs
 from stations_generator.serve.options import describe_options
+from stations_generator.serve.referee import MAX_LOG_BYTES, RefereeService
 from stations_generator.serve.security import Guard, allowed_hosts
+from stations_generator.serve.shared import routes as shared_routes
+from stations_generator.serve.shared.database import DATABASE_NAME, open_store
+from stations_generator.serve.shared.model import EventCheck, basic_event_check
+from stations_generator.serve.shared.service import SharedGames
+from stations_generator.serve.shared.store import GameStore
 from stations_generator.serve.stations import (
     DOWNLOADS,
     MAPS_CACHED,
@@ -84,6 +90,8 @@ def create_app(
     any_ip_host: bool = False,
     temp_dir: Path | None = None,
     maps_cached: int = MAPS_CACHED,
+    database: str | Path | GameStore | None = None,
+    check_event: EventCheck | None = None,
 ) -> FastAPI:
     """The application for one server configuration.
 
@@ -113,16 +121,30 @@ def create_app(
         files); removed when the app shuts down [default: a new one].
     maps_cached : int
         Station maps kept in memory (and their files in ``temp_dir``).
+    database : str, Path or GameStore, optional
+        The shared games' store: a SQLite file, a ``postgresql://`` URL or an open store
+        (closed with the app) [default: a SQLite file in ``temp_dir``, gone with it;
+        ``serve`` gives a lasting one].
+    check_event : callable, optional
+        ``check(event, role)`` of a shared game's event, raising ValueError to refuse it
+        [default: any event kind from either role].
     """
     config = config or ServerConfig()
     owned = temp_dir is None
     temp_dir = Path(tempfile.mkdtemp(prefix="stations-generator-serve-")) if owned else temp_dir
     station_maps = StationMapService(config, temp_dir, maps_cached)
     games = GameService(config, station_maps)
+    referee = RefereeService()
     runner = _Runner(Jobs(max_jobs, max_queue), queue_timeout_s, request_timeout_s)
+    if isinstance(database, GameStore):
+        store = database
+    else:
+        store = open_store(temp_dir / DATABASE_NAME if database is None else database)
+    shared = SharedGames(store, check_event or basic_event_check)
 
     def close() -> None:
         runner.jobs.close()
+        store.close()
         if owned:
             shutil.rmtree(temp_dir, ignore_errors=True)
 
@@ -134,6 +156,7 @@ def create_app(
         runner.stopping = False
         runner.jobs.reopen()  # an app may be started again (an in-process client)
         temp_dir.mkdir(parents=True, exist_ok=True)
+        store.open()
         yield
         close()
 
@@ -150,6 +173,8 @@ def create_app(
     app.state.config = config
     app.state.station_maps = station_maps
     app.state.games = games
+    app.state.referee = referee
+    app.state.shared_games = shared
     app.state.jobs = runner.jobs
     app.state.temp_dir = temp_dir
     app.state.close = close
@@ -158,9 +183,12 @@ def create_app(
     _add_page_routes(app)
     _add_station_map_routes(app, config, station_maps, runner.call)
     _add_game_routes(app, games, runner.call)
+    _add_referee_routes(app, referee, runner.call)
+    hosts = allowed_hosts() if hosts is None else hosts
+    shared_routes.mount(app, shared, hosts, any_ip_host)
     # Outermost: refuses foreign hosts, origins and content types before anything runs,
     # and adds the security headers to every answer.
-    app.add_middleware(Guard, hosts=allowed_hosts() if hosts is None else hosts, any_ip=any_ip_host)
+    app.add_middleware(Guard, hosts=hosts, any_ip=any_ip_host)
     return app
 
 
@@ -398,6 +426,36 @@ def _add_game_routes(app: FastAPI, games: GameService, call: _Call) -> None:
             return {"game": games.parse(body["game"], body.get("name", "game.json"))}
 
         return await call(request, work)
+
+
+def _add_referee_routes(app: FastAPI, referee: RefereeService, call: _Call) -> None:
+    """The referee API on a game log the page keeps and sends whole (see :mod:`.referee`)."""
+
+    async def answer(request: Request, fn: Callable[[Any], Any]) -> Response:
+        # A log is far smaller than the page's other bodies (play areas): its own cap.
+        if len(await request.body()) > MAX_LOG_BYTES:
+            return _error(413, f"the request body is larger than {_size(MAX_LOG_BYTES)}")
+        return await call(request, fn)
+
+    @app.get("/api/referee/cards")
+    def api_referee_cards() -> dict:
+        """The shipped card deck (jltg-eu): ids, names, kinds, counts; its setups."""
+        return referee.cards()
+
+    @app.post("/api/referee/start")
+    async def api_referee_start(request: Request) -> Response:
+        """``referee start``: ``{size, rules?, setup?, hand?, max_hours?}`` → ``{log, state}``."""
+        return await answer(request, referee.start)
+
+    @app.post("/api/referee/record")
+    async def api_referee_record(request: Request) -> Response:
+        """``referee record``: ``{log, event}`` → ``{log, state}``, or 400 naming the rule."""
+        return await answer(request, referee.record)
+
+    @app.post("/api/referee/state")
+    async def api_referee_state(request: Request) -> Response:
+        """``referee state --json``: ``{log, at?}`` → the state (clock, costs, cards, …)."""
+        return await answer(request, referee.state)
 
 
 def _size(n: int) -> str:

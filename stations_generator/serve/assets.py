@@ -28,6 +28,7 @@ ASSETS: dict[str, tuple[str, str]] = {
     "leaflet-geoman.js": ("data/vendor/leaflet-geoman/leaflet-geoman.min.js", "text/javascript"),
     "leaflet-geoman.css": ("data/vendor/leaflet-geoman/leaflet-geoman.css", "text/css"),
     "app.js": ("serve/static/app.js", "text/javascript"),
+    "referee.js": ("serve/static/referee.js", "text/javascript"),
     "app.css": ("serve/static/app.css", "text/css"),
 }
 

@@ -127,9 +127,10 @@ def test_command_text_and_json():
 def test_command_plates_of_the_distant_road_trip():
     args = ["curse-of-the-distant-road-trip", "--size", "L", "--seekers", "47.1395,9.5229"]
     met = _run(*args, "--plates", "Schaan", "Ruggell", "--osm", str(LIECHTENSTEIN), "--json")
-    assert json.loads(met.output)["met"] is True
+    assert json.loads(met.output)["met"] is True and met.exit_code == 0
     unmet = _run(*args, "--plates", "Ruggell", "Schaan", "--osm", str(LIECHTENSTEIN), "--json")
     assert json.loads(unmet.output)["met"] is False
+    assert unmet.exit_code == 1  # like `zones check`: 1 when not met, 2 for bad input
 
 
 def test_command_errors_are_one_line():

@@ -6,7 +6,7 @@ Playwright (``executable_path``; Playwright never downloads a browser here). Eve
 request that does not go to 127.0.0.1 is aborted — map tiles included — so the page
 can only work if its JavaScript and CSS are inline.
 
-Needs the ``playwright`` package and ``/usr/bin/chromium`` (``scripts/install-browser.sh``
+Needs the ``playwright`` package and ``/usr/bin/chromium`` (``scripts/install-test-services.sh``
 installs it). Without them the tests fail with the reason.
 """
 

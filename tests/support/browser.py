@@ -29,7 +29,7 @@ def sync_playwright_or_fail():
     except ImportError:
         reason = "the playwright package is not installed (pip install playwright)"
     if reason is None and not CHROMIUM.exists():
-        reason = f"{CHROMIUM} is missing; run scripts/install-browser.sh"
+        reason = f"{CHROMIUM} is missing; run scripts/install-test-services.sh"
     if reason is not None:
         # The README's test command installs both; a missing browser is a failure,
         # never a silent skip.
