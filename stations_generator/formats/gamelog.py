@@ -50,13 +50,18 @@ from stations_generator.core.questions.geometry import (
     TentaclesQuestion,
     ThermometerQuestion,
 )
+from stations_generator.core.questions.landmass import MatchingLandmassQuestion
 from stations_generator.core.questions.legal import TENTACLES_RADIUS_M
+from stations_generator.core.questions.marked_paths import MatchingMarkedPathQuestion
 from stations_generator.core.questions.photos import PHOTO_KINDS, PhotoQuestion
+from stations_generator.core.questions.sea_level import SUBJECT as SEA_LEVEL
+from stations_generator.core.questions.sea_level import SeaLevelQuestion
 from stations_generator.core.referee.events import EVENT_FIELDS, Event
 from stations_generator.core.referee.replay import Settings
 from stations_generator.errors import InputError
 from stations_generator.formats import jsonio, schemas
 from stations_generator.formats.atomic_file import atomic_write_text
+from stations_generator.formats.dem import parse_altitude
 from stations_generator.formats.gamefile import STATION_SUBJECTS, parse_distance, parse_lat_lon
 
 FORMAT = "stations-generator/game-log"
@@ -240,6 +245,9 @@ def question_model(raw: dict[str, Any], where: str) -> Question:
             return TentaclesQuestion(seeker, parse_distance(radius, f"{where} radius"), subject, ())
         if kind == "matching":
             return _matching(raw, seeker, subject)
+        if subject == SEA_LEVEL:  # no DEM: the heights do not change the cost
+            altitude = parse_altitude(raw.get("altitude"), f"{where} altitude")
+            return SeaLevelQuestion(seeker, altitude, None)  # type: ignore[arg-type]
         level = raw.get("level", 2 if subject == "border" else None)
         return MeasuringQuestion(seeker, subject, (), AzimuthalFrame(*seeker), None, level)
     except QuestionError as exc:
@@ -254,6 +262,10 @@ def _matching(raw: dict[str, Any], seeker: tuple[float, float], subject: str) ->
     if subject in STATION_SUBJECTS:
         station = Station(str(raw.get("seeker_station", "")), "", *seeker)
         return MatchingStationQuestion(station, STATION_SUBJECTS[subject])
+    if subject == "landmass":  # no land data: it does not change the cost
+        return MatchingLandmassQuestion(seeker, None, AzimuthalFrame(*seeker))  # type: ignore[arg-type]
+    if subject == "marked-path":
+        return MatchingMarkedPathQuestion(seeker, (), AzimuthalFrame(*seeker))
     return MatchingNearestQuestion(seeker, subject, ())
 
 

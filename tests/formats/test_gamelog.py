@@ -153,3 +153,29 @@ def test_a_next_round_log_keeps_its_start_hand_and_the_previous_end():
     with pytest.raises(InputError) as exc:
         gamelog.new_log("M", previous={"log": "round1.json"})
     _one_line(exc, '"ended" is missing')
+
+
+def test_questions_not_in_the_app_price_and_read_like_the_game_file_loader(tmp_path):
+    """Landmass, marked path and sea level: the log's models have the loader's key, label
+    and cost (JLTG.EU house rules, Matching/Measuring Questions Not In The App)."""
+    dem_game = REPO / "tests" / "data" / "dem" / "monaco-sea-level.json"
+    data = json.loads(dem_game.read_text(encoding="utf-8"))
+    data["osm"] = [str((dem_game.parent / p).resolve()) for p in data["osm"]]
+    data["dem"] = str((dem_game.parent / data["dem"]).resolve())
+    seeker = {"lat": 43.7389, "lon": 7.4206}
+    data["questions"] += [
+        {"type": "matching", "seeker": seeker, "subject": "landmass", "answer": "same"},
+        {"type": "matching", "seeker": seeker, "subject": "marked-path", "answer": "same"},
+    ]
+    game = tmp_path / "game.json"
+    game.write_text(json.dumps(data), encoding="utf-8")
+    loaded = load_game(game).game.questions
+    assert len(loaded) == len(data["questions"]) == 3
+    for full, raw in zip(loaded, data["questions"], strict=True):
+        model = gamelog.question_model(raw, "q")
+        assert type(model) is type(full)
+        assert (model.cost_key(), model.label(), model.cost) == (
+            full.cost_key(),
+            full.label(),
+            full.cost,
+        )
