@@ -32,6 +32,7 @@ from starlette.concurrency import run_in_threadpool
 
 from stations_generator import __version__
 from stations_generator.core.catalogue import load_catalogue
+from stations_generator.core.questions.legal import THERMOMETER_DISTANCES_M
 from stations_generator.errors import InputError, NetworkError, NoDataError, OutputError, UserError
 from stations_generator.formats import jsonio
 from stations_generator.formats.gamefile import QUESTION_TYPES
@@ -40,12 +41,17 @@ from stations_generator.serve import assets
 from stations_generator.serve.games import GameService
 from stations_generator.serve.jobs import Busy, Jobs
 from stations_generator.serve.options import describe_options
-from stations_generator.serve.referee import MAX_LOG_BYTES, RefereeService
+from stations_generator.serve.referee import (
+    MAX_LOG_BYTES,
+    RefereeService,
+    check_shared_event,
+    referee_header,
+)
 from stations_generator.serve.security import Guard, allowed_hosts
 from stations_generator.serve.shared import routes as shared_routes
 from stations_generator.serve.shared.database import DATABASE_NAME, open_store
 from stations_generator.serve.shared.model import EventCheck, basic_event_check
-from stations_generator.serve.shared.service import SharedGames
+from stations_generator.serve.shared.service import GameRules, SharedGames
 from stations_generator.serve.shared.store import GameStore
 from stations_generator.serve.stations import (
     DOWNLOADS,
@@ -140,7 +146,8 @@ def create_app(
         store = database
     else:
         store = open_store(temp_dir / DATABASE_NAME if database is None else database)
-    shared = SharedGames(store, check_event or basic_event_check)
+    rules = GameRules(referee_header, check_shared_event)  # games with settings.referee
+    shared = SharedGames(store, check_event or basic_event_check, rules)
 
     def close() -> None:
         runner.jobs.close()
@@ -339,7 +346,7 @@ def _add_station_map_routes(
     @app.get("/api/config")
     def api_config() -> dict:
         """The page's choices: OSM/water files, generate options (CLI defaults and help),
-        station categories, question types and subjects."""
+        station categories, question types and subjects, thermometer distances."""
         catalogue = load_catalogue()
         return {
             "version": __version__,
@@ -354,6 +361,8 @@ def _add_station_map_routes(
             "question_types": list(QUESTION_TYPES),
             "downloads": list(DOWNLOADS),
             "colours": {c: category_hex(c) for c in catalogue.station_names},
+            # The thermometer's legal distances by game size (the page snaps a drag to them).
+            "thermometer_distances_m": {k: list(v) for k, v in THERMOMETER_DISTANCES_M.items()},
         }
 
     @app.post("/api/stationmap")

@@ -28,6 +28,7 @@ from stations_generator.core.referee.events import ANSWER_CARDS, EVENT_KINDS, FR
 from stations_generator.errors import InputError
 from stations_generator.formats import gamelog
 from stations_generator.formats.cardfile import SHIPPED, read_card_file
+from stations_generator.serve.shared.model import HIDER_KEYS
 
 #: The largest request the referee routes read: a long day's log is a few hundred kB
 #: (formats/gamelog.py), so 2 MiB leaves room for several days.
@@ -112,6 +113,50 @@ def _at(text: Any, log: dict[str, Any], what: str) -> datetime:
     if not isinstance(text, str) or len(text) > 64:
         raise InputError(f'{what} must be a time: "HH:MM" or ISO, e.g. "2026-07-10T10:30:00+02:00"')
     return app.parse_at(text, log)
+
+
+def check_shared_event(header: dict[str, Any], events: list[dict[str, Any]], event: dict) -> None:
+    """Refuse a shared game's new event that the house rules do not allow.
+
+    Parameters
+    ----------
+    header : dict
+        The game's referee settings: a game log without its events (size, rules,
+        cards, setup, …), as ``referee start`` writes it.
+    events : list of dict
+        The game's events so far, in the server's order (those that are not game-log
+        events, such as positions, are left out of the replay).
+    event : dict
+        The new event; one that is not a game-log event is not checked.
+
+    Raises
+    ------
+    InputError
+        The one line naming the rule the event breaks (or what is wrong with it).
+    """
+    if event.get("event") not in EVENT_KINDS:
+        return  # not a referee event (e.g. a position): the game log does not hold it
+    referee_events = [_log_event(e) for e in events if e.get("event") in EVENT_KINDS]
+    log = checked_log({**header, "events": [*referee_events, _log_event(event)]})
+    try:
+        _replay(log, None)
+    except InputError as exc:
+        raise InputError(f"{exc}; not recorded") from None
+
+
+def _log_event(event: dict[str, Any]) -> dict[str, Any]:
+    """A shared game's event as the game log holds it: without the hider's position and
+    the privacy marks the server adds for the seekers' view (not the rules' business)."""
+    return {k: v for k, v in event.items() if k not in HIDER_KEYS and k != "private"}
+
+
+def referee_header(raw: Any) -> dict[str, Any]:
+    """A shared game's referee settings, checked: a game log without events."""
+    header = _object(raw, "settings.referee", '{"format": "stations-generator/game-log", …}')
+    if "events" in header:
+        raise InputError("settings.referee is a game log without its events: leave out events")
+    checked_log({**header, "events": []})
+    return header
 
 
 class RefereeService:
@@ -242,4 +287,12 @@ def _deck() -> dict[str, Any]:
     }
 
 
-__all__ = ["DECK", "MAX_EVENTS", "MAX_LOG_BYTES", "RefereeService", "checked_log"]
+__all__ = [
+    "DECK",
+    "MAX_EVENTS",
+    "MAX_LOG_BYTES",
+    "RefereeService",
+    "check_shared_event",
+    "checked_log",
+    "referee_header",
+]

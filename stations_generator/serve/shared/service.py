@@ -7,8 +7,13 @@ per game and role (:data:`EVENT_RATE`), creating per server (:data:`CREATE_RATE`
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from stations_generator.errors import InputError
 from stations_generator.serve.shared import model
 from stations_generator.serve.shared.model import EventCheck, RateLimit, RateLimits, Refused
 from stations_generator.serve.shared.store import READ_BATCH, GameStore
@@ -22,6 +27,26 @@ CREATE_RATE = 1.0
 CREATE_BURST = 20
 
 
+@dataclass(frozen=True)
+class GameRules:
+    """The rules a game's events are checked against, when its settings carry them.
+
+    A game created with ``settings.referee`` (a game log without its events: size, rules,
+    cards, …) has every new event replayed after the ones before it; an event the rules
+    do not allow is refused (422) with the rule's line.
+
+    Parameters
+    ----------
+    header : callable
+        ``header(settings["referee"])`` -> the checked settings; InputError if unusable.
+    check : callable
+        ``check(header, events_so_far, event)``; InputError naming the rule to refuse it.
+    """
+
+    header: Callable[[Any], dict[str, Any]]
+    check: Callable[[dict[str, Any], list[dict[str, Any]], dict[str, Any]], None]
+
+
 class SharedGames:
     """The shared games of one server.
 
@@ -30,14 +55,27 @@ class SharedGames:
     store : GameStore
         Where the games are kept.
     check : EventCheck
-        The check of an event's content (the referee's, when given).
+        The check of an event's content on its own.
+    rules : GameRules, optional
+        The check of an event against the game's events so far (the referee's), for the
+        games whose settings carry it.
     """
 
-    def __init__(self, store: GameStore, check: EventCheck = model.basic_event_check) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        check: EventCheck = model.basic_event_check,
+        rules: GameRules | None = None,
+    ) -> None:
         self.store = store
         self.check = check
+        self.rules = rules
         self.posting = RateLimits(EVENT_RATE, EVENT_BURST)
         self.creating = RateLimit(CREATE_RATE, CREATE_BURST)
+        # One post at a time per game while its rules are checked (one process: with
+        # several processes on PostgreSQL, two events checked at once may both pass).
+        self._checking: dict[str, threading.Lock] = {}
+        self._locks = threading.Lock()
 
     def create(self, body: Any) -> dict[str, Any]:
         """``{game, settings?}`` -> ``{code, seeker_token, hider_token, links}``.
@@ -46,6 +84,14 @@ class SharedGames:
         a browser sends to no server and puts in no Referer.
         """
         game, settings = model.check_game(body)
+        referee = json.loads(settings).get("referee")
+        if referee is not None:
+            if self.rules is None:
+                raise Refused(400, "this server checks no game rules: leave out settings.referee")
+            try:
+                self.rules.header(referee)
+            except InputError as exc:
+                raise Refused(400, str(exc)) from None
         if not self.creating.allow():
             raise Refused(429, "too many games created at once; try again in a few seconds")
         made = self.store.create(game, settings)
@@ -80,8 +126,41 @@ class SharedGames:
                 f"too many events: at most {EVENT_RATE:g} a second on average; send "
                 "the rest in a moment",
             )
-        done = self.store.append(code, role, client_id, text)
+        header = self._rules_of(code)
+        if header is None:
+            done = self.store.append(code, role, client_id, text)
+        else:
+            with self._lock_of(code):
+                self._check_rules(code, header, client_id, _event)
+                done = self.store.append(code, role, client_id, text)
         return {"seq": done.event.seq, "id": client_id, "duplicate": done.duplicate}
+
+    def _rules_of(self, code: str) -> dict[str, Any] | None:
+        """The game's referee settings, when this server checks rules and it has them."""
+        if self.rules is None:
+            return None
+        return json.loads(self.store.game(code)[1]).get("referee")
+
+    def _lock_of(self, code: str) -> threading.Lock:
+        with self._locks:
+            return self._checking.setdefault(code, threading.Lock())
+
+    def _check_rules(
+        self, code: str, header: dict[str, Any], client_id: str, event: dict[str, Any]
+    ) -> None:
+        """Refused 422 with the rule's line when the rules do not allow ``event`` now
+        (an event sent again is not checked again: the store answers it as a duplicate)."""
+        so_far: list[dict[str, Any]] = []
+        seq = 0
+        while batch := self.store.since(code, seq, READ_BATCH):
+            if any(e.client_id == client_id for e in batch):
+                return
+            so_far += [json.loads(e.body) for e in batch]
+            seq = batch[-1].seq
+        try:
+            self.rules.check(header, so_far, event)  # type: ignore[union-attr]
+        except InputError as exc:
+            raise Refused(422, str(exc)) from None
 
     def read(self, code: str, role: str, since: Any, limit: Any = READ_BATCH) -> dict[str, Any]:
         """The events after number ``since`` (at most ``limit``) as ``role`` sees them."""
