@@ -113,8 +113,12 @@ def test_recorded_round_is_the_clis_log_and_state(client, tmp_path):
     path = _cli_log(tmp_path, ROUND)
     # Ids filled in as the CLI fills them (q1; the answer to the last question asked).
     assert gamelog.dumps_log(answer["log"]) == path.read_text(encoding="utf-8")
-    cli_state = json.loads(run("referee", "state", path, "--json").output)
-    assert _ok(client.post("/api/referee/state", json={"log": answer["log"]})) == cli_state
+    # At a stated moment: "now" moves on between the two calls.
+    at = "2026-07-11T10:30:00+03:00"
+    cli_state = json.loads(run("referee", "state", path, "--json", "--at", at).output)
+    assert (
+        _ok(client.post("/api/referee/state", json={"log": answer["log"], "at": at})) == cli_state
+    )
     # The state after the last event: the hand and the ledger the page shows.
     state = answer["state"]
     assert state["cards"]["hand"] == ["veto-question"]
