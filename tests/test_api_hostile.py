@@ -185,6 +185,8 @@ CASES: list[tuple[str, Call]] = [
     ("name", lambda c: sg.write_station_map(c.smap, c.out, name=5)),
     ("explain", lambda c: sg.write_station_map(c.smap, c.out, explain="yes")),
     ("html_map", lambda c: sg.write_station_map(c.smap, c.out, html_map=None)),
+    ("palette", lambda c: sg.write_station_map(c.smap, c.out, palette="viridis")),
+    ("palette", lambda c: sg.write_station_map(c.smap, c.out, html_map=True, palette=5)),
     ("result", lambda c: sg.map_html(None)),
     ("result", lambda c: sg.map_html(c.game)),
     ("result", lambda c: sg.map_html(c.area)),

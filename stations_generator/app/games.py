@@ -153,26 +153,39 @@ def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus])
 
 
 def apply_texts(
-    game: Game, elimination: Elimination, zones: list[ZoneStatus], *, html_map: bool, title: str
+    game: Game,
+    elimination: Elimination,
+    zones: list[ZoneStatus],
+    *,
+    html_map: bool,
+    title: str,
+    palette: str = "default",
 ) -> dict[str, str]:
-    """The files of ``questions apply`` by name (elimination.html only with ``html_map``)."""
+    """The files of ``questions apply`` by name (elimination.html, in ``palette``, only
+    with ``html_map``)."""
     texts = {
         REMAINING_GEOJSON: dumps_geojson(elimination_geojson(game, elimination)),
         ZONES_GEOJSON: dumps_geojson(zones_geojson(game, zones)),
     }
     if html_map:
-        texts[ELIMINATION_HTML] = elimination_page(game, elimination, zones, title)
+        texts[ELIMINATION_HTML] = elimination_page(game, elimination, zones, title, palette)
     return texts
 
 
 def elimination_page(
-    game: Game, elimination: Elimination, zones: list[ZoneStatus], title: str
+    game: Game,
+    elimination: Elimination,
+    zones: list[ZoneStatus],
+    title: str,
+    palette: str = "default",
 ) -> str:
     """The elimination map page (elimination.html): a layer per question, the zones."""
     from stations_generator.pages.elimination_map import elimination_map
     from stations_generator.pages.offline import render_station_map
 
-    return render_station_map(elimination_map(game, elimination, zones, title=title))
+    return render_station_map(
+        elimination_map(game, elimination, zones, title=title, palette=palette)
+    )
 
 
 def game_title(path: Path) -> str:

@@ -322,6 +322,7 @@ def run_generate(
             request.map_name or default_name,
             explain=request.explain,
             html_map=request.html_map,
+            palette=request.map_palette,
         )
         for name, data in files.items():
             outputs.write_bytes(name, data)
@@ -357,23 +358,35 @@ def _optimize_metadata(result: StationMap) -> dict:
 
 
 def output_texts(
-    result: StationMap, name: str, *, explain: bool = False, html_map: bool = False
+    result: StationMap,
+    name: str,
+    *,
+    explain: bool = False,
+    html_map: bool = False,
+    palette: str = "default",
 ) -> dict[str, str]:
     """Step 4: the text of every output file by file name (GeoJSON, CSV, KML; candidates
-    with ``explain``; the HTML map with ``html_map``), in the order they are listed."""
-    return {file: render() for file, render in _renderers(result, name, explain, html_map).items()}
+    with ``explain``; the HTML map with ``html_map``, in ``palette``), in the order they
+    are listed."""
+    renderers = _renderers(result, name, explain, html_map, palette)
+    return {file: render() for file, render in renderers.items()}
 
 
 def output_files(
-    result: StationMap, name: str, *, explain: bool = False, html_map: bool = False
+    result: StationMap,
+    name: str,
+    *,
+    explain: bool = False,
+    html_map: bool = False,
+    palette: str = "default",
 ) -> dict[str, bytes]:
     """:func:`output_texts` as the files' UTF-8 bytes, in the same order."""
-    texts = output_texts(result, name, explain=explain, html_map=html_map)
+    texts = output_texts(result, name, explain=explain, html_map=html_map, palette=palette)
     return {file: text.encode("utf-8") for file, text in texts.items()}
 
 
 def _renderers(
-    result: StationMap, name: str, explain: bool, html_map: bool
+    result: StationMap, name: str, explain: bool, html_map: bool, palette: str = "default"
 ) -> dict[str, Callable[[], str]]:
     """What renders each output file of :func:`output_texts`, by file name, in order."""
     meta = station_map_metadata(result)
@@ -395,13 +408,17 @@ def _renderers(
             geojson.candidates_feature_collection(result.candidate_table, metadata=meta)
         )
     if html_map:
-        renderers[STATIONS_HTML] = lambda: station_map_page(result, name, candidates=explain)
+        renderers[STATIONS_HTML] = lambda: station_map_page(
+            result, name, candidates=explain, palette=palette
+        )
     return renderers
 
 
-def station_map_page(result: StationMap, title: str, *, candidates: bool = False) -> str:
+def station_map_page(
+    result: StationMap, title: str, *, candidates: bool = False, palette: str = "default"
+) -> str:
     """The interactive map page (stations.html), with the rejected candidates' layer when
-    ``candidates``; self-contained and deterministic."""
+    ``candidates``, in ``palette``; self-contained and deterministic."""
     from stations_generator.core.gamesize import HIDING_RADIUS_M
     from stations_generator.pages.folium_map import station_map
     from stations_generator.pages.offline import render_station_map
@@ -416,6 +433,7 @@ def station_map_page(result: StationMap, title: str, *, candidates: bool = False
             min_spacing_m=result.rules.min_spacing_m,
             cluster_gap_m=result.rules.cluster_gap_m,
             title=title,
+            palette=palette,
         )
     )
 

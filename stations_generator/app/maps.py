@@ -214,6 +214,7 @@ def write_map_page(
     min_spacing_m: float | None = None,
     cluster_gap_m: float | None = None,
     title: str | None = None,
+    palette: str = "default",
 ) -> MapPage:
     """Read a station map (and its candidates) and write its interactive page.
 
@@ -230,6 +231,8 @@ def write_map_page(
         The circles' radii [default: :func:`map_radii` of the file's metadata].
     title : str, optional
         The page title [default: the input's folder and file name].
+    palette : str
+        The map's colours: ``"default"`` or ``"okabe-ito"``.
 
     Returns
     -------
@@ -258,6 +261,7 @@ def write_map_page(
             min_spacing_m=min_spacing_m or spacing,
             cluster_gap_m=cluster_gap_m or gap,
             title=name,
+            palette=palette,
         )
         outputs.write_text(target.name, render_station_map(m))
     rejected = int((candidates["status"] == "rejected").sum()) if candidates is not None else None

@@ -43,11 +43,13 @@ from stations_generator.errors import (
     ArgumentValueError,
     InputError,
 )
+from stations_generator.pages.palette import PALETTES
 
 __all__ = [
     "ArgumentTypeError",
     "ArgumentValueError",
     "FiniteFloat",
+    "MAP_PALETTE",
     "METRES",
     "MINUTES",
     "SECONDS",
@@ -629,3 +631,17 @@ def field_defaults(request_type: type) -> dict[str, Any]:
     dict of str to Any
     """
     return {f.name: f.default for f in dataclasses.fields(request_type)}
+
+
+MAP_PALETTE = Setting(
+    "--palette",
+    "Colours of the HTML map: default, or okabe-ito (safe with colour-blindness). Either "
+    "way clusters' rings also differ in dash pattern and removed areas carry their "
+    "question's number.",
+    type=click.Choice(PALETTES),
+    show_default=True,
+)
+"""``--palette``, the colours of every HTML map (``generate --map``, ``map``, ``questions
+apply --map``), stated once: each command's option is made from it
+(:func:`stations_generator.commands.options.palette_option`), and a request field or API
+keyword checks its value with :meth:`Setting.check` (default ``"default"``)."""

@@ -14,6 +14,7 @@ import click
 
 from stations_generator import settings
 from stations_generator.app.request_fields import (
+    MAP_PALETTE,
     METRES,
     SECONDS,
     check_fields,
@@ -154,6 +155,9 @@ class GenerateRequest:
         False, "--map", "Also write stations.html: an interactive map (Leaflet inlined; only "
         "tiles load online).",
     )  # fmt: skip
+    map_palette: str = setting(
+        "default", MAP_PALETTE.option, MAP_PALETTE.help, type=MAP_PALETTE.type, show_default=True
+    )
     map_name: str | None = setting(
         None, "--name", "Map name in the KML [default: the play area's file name]."
     )

@@ -53,6 +53,7 @@ def _option(field_name: str):
 @_option("time_limit")
 @_option("explain")
 @_option("html_map")
+@_option("map_palette")
 @_option("map_name")
 @overpass_options(
     url_help="Overpass endpoint (repeatable; tried in order; env STATIONS_GENERATOR_OVERPASS_URL, space-separated).",

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from stations_generator.app.maps import write_map_page
-from stations_generator.commands.options import CONTEXT, METRES
+from stations_generator.commands.options import CONTEXT, METRES, palette_option
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
     help="Gap-ring radius in metres [default: the file's, else 1000].",
 )
 @click.option("--title", help="Page title [default: the input's folder and file name].")
+@palette_option()
 def map_command(
     stations_file: Path,
     output: Path | None,
@@ -51,6 +52,7 @@ def map_command(
     min_spacing: float | None,
     cluster_gap: float | None,
     title: str | None,
+    palette: str,
 ) -> None:
     """Write an interactive HTML map of STATIONS_FILE (the stations.geojson of `generate`).
 
@@ -72,6 +74,7 @@ def map_command(
         min_spacing_m=min_spacing,
         cluster_gap_m=cluster_gap,
         title=title,
+        palette=palette,
     )
     rejected = f", {page.rejected} rejected candidates" if page.rejected is not None else ""
     log.info(f"Map: {page.stations} stations{rejected}; hiding zones {page.hiding_radius_m:g} m")

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from stations_generator.app.request_fields import (
+    MAP_PALETTE,
     METRES,
     MINUTES,
     SECONDS,
@@ -31,6 +32,7 @@ __all__ = [
     "SPEED_KPH",
     "FiniteFloat",
     "overpass_options",
+    "palette_option",
     "parse_date",
     "request_option",
 ]
@@ -58,6 +60,20 @@ def request_option(request_type: type, field_name: str) -> Decorator:
     """
     field = {f.name: f for f in dataclasses.fields(request_type)}[field_name]
     decls, kwargs = field.metadata["setting"].click_args(field_name, field.default)
+    return click.option(*decls, **kwargs)
+
+
+def palette_option() -> Decorator:
+    """``--palette``, the HTML map's colours (:data:`~stations_generator.app.request_fields.MAP_PALETTE`),
+    for the commands that write a map (``map``, ``questions apply --map``).
+
+    Returns
+    -------
+    callable
+        The ``click.option`` decorator; the value is named ``palette``, default
+        ``"default"``.
+    """
+    decls, kwargs = MAP_PALETTE.click_args("palette", MAP_PALETTE.type.choices[0])
     return click.option(*decls, **kwargs)
 
 

@@ -26,7 +26,7 @@ from stations_generator.app.games import (  # noqa: F401  (re-exported: the comm
     zones_geojson,
 )
 from stations_generator.app.map_context import MapSources, map_sources
-from stations_generator.commands.options import CONTEXT
+from stations_generator.commands.options import CONTEXT, palette_option
 from stations_generator.core.questions.game import Elimination, Game, ZoneStatus
 from stations_generator.core.questions.geometry import QuestionError
 from stations_generator.core.questions.rules import cost_ledger
@@ -144,8 +144,9 @@ def questions() -> None:
     is_flag=True,
     help="Also write elimination.html: a layer per question, zones possible and not.",
 )
+@palette_option()
 @_osm_opt
-def apply_cmd(game: Path, output_dir: Path, html_map: bool, **options) -> None:
+def apply_cmd(game: Path, output_dir: Path, html_map: bool, palette: str, **options) -> None:
     """Remaining area and possible hiding zones after every question.
 
     \b
@@ -154,7 +155,7 @@ def apply_cmd(game: Path, output_dir: Path, html_map: bool, **options) -> None:
     """
     # The folder is locked from here on; its files appear together, or not at all.
     with output_set(output_dir, APPLY_FILES) as outputs:
-        g, elimination, zones, texts = _apply_outputs(game, html_map, options)
+        g, elimination, zones, texts = _apply_outputs(game, html_map, palette, options)
         for name, text in texts.items():
             outputs.write_text(name, text)
     for line in summary_table(g, elimination, zones):
@@ -163,14 +164,16 @@ def apply_cmd(game: Path, output_dir: Path, html_map: bool, **options) -> None:
 
 
 def _apply_outputs(
-    game: Path, html_map: bool, options: dict
+    game: Path, html_map: bool, palette: str, options: dict
 ) -> tuple[Game, Elimination, list[ZoneStatus], dict[str, str]]:
     """The game, what its questions leave, and the files of ``questions apply`` by name."""
     g = _load(game, options).game
     elimination = g.eliminate()
     _warn_contradictions(elimination)
     zones = g.possible_zones(elimination)
-    texts = apply_texts(g, elimination, zones, html_map=html_map, title=game_title(game))
+    texts = apply_texts(
+        g, elimination, zones, html_map=html_map, title=game_title(game), palette=palette
+    )
     return g, elimination, zones, texts
 
 

@@ -37,11 +37,9 @@ from functools import lru_cache
 from typing import Any
 
 import folium
-import numpy as np
 import pandas as pd
 from branca.element import Element
 from folium.plugins import MarkerCluster
-from folium.template import Template
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.formats.geojson import (
@@ -52,13 +50,25 @@ from stations_generator.formats.geojson import (
 )
 from stations_generator.formats.kml import CATEGORY_COLOURS
 from stations_generator.pages.offline import (
-    RawMacroElement,
+    COLLAPSIBLE_CLASS,
+    PHONE_MEDIA,
     StyledBlock,
     add_area,
+    add_page_controls,
     area_feature,
     html_text,
     offline_map,
 )
+from stations_generator.pages.palette import (
+    CLUSTER_DASHES,
+    DEFAULT_PALETTE,
+    Palette,
+    spread,
+)
+from stations_generator.pages.palette import (
+    palette as palette_named,
+)
+from stations_generator.pages.station_script import StationLayers
 
 __all__ = [
     "CLUSTER_COLOURS",
@@ -82,20 +92,12 @@ LEGEND_ID = "sg-legend"
 PIN_CLASS = "sg-pin"
 """CSS class of every station pin (a Leaflet ``divIcon``)."""
 
-CLUSTER_COLOURS: tuple[str, ...] = (
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-    "#e377c2", "#17becf", "#bcbd22", "#393b79", "#637939", "#7f7f7f",
-)  # fmt: skip
-"""Cluster outline / hiding-zone colours; neighbouring clusters get different ones."""
+CLUSTER_COLOURS: tuple[str, ...] = DEFAULT_PALETTE.clusters
+"""Cluster outline / hiding-zone colours of the default palette; neighbouring clusters
+get different ones (and different ring patterns, :data:`~stations_generator.pages.palette.CLUSTER_DASHES`)."""
 
-REASON_COLOURS: dict[str, str] = {
-    "gap": "#e53935",
-    "spacing": "#fb8c00",
-    "duplicate": "#8e24aa",
-    "cluster_cap": "#3949ab",
-    "excluded": "#212121",
-}
-"""Colour of a rejected candidate by rejection reason (others: grey)."""
+REASON_COLOURS: dict[str, str] = DEFAULT_PALETTE.reasons
+"""Colour of a rejected candidate by rejection reason in the default palette (others: grey)."""
 
 _REASON_TEXT = {
     "gap": "closer than {gap:g} m to another cluster, or beyond the reach of the nearby one",
@@ -242,14 +244,17 @@ def _script_json(value: Any) -> str:
 
 
 def cluster_colours(
-    stations: pd.DataFrame, *, neighbour_distance_m: float = 3000.0
+    stations: pd.DataFrame,
+    *,
+    neighbour_distance_m: float = 3000.0,
+    colours: Sequence[str] = CLUSTER_COLOURS,
 ) -> dict[int, str]:
     """A colour per cluster such that neighbouring clusters differ where possible.
 
-    Clusters are coloured greedily in ``cluster_id`` order with
-    :data:`CLUSTER_COLOURS`: each takes the first colour no neighbouring cluster
-    (centre within ``neighbour_distance_m``) already has, else the one its
-    neighbours use least.
+    Clusters are coloured greedily in ``cluster_id`` order
+    (:func:`~stations_generator.pages.palette.spread`): each takes the first colour no
+    neighbouring cluster (centre within ``neighbour_distance_m``) already has, else the
+    one its neighbours use least.
 
     Parameters
     ----------
@@ -257,12 +262,21 @@ def cluster_colours(
         Stations with a ``cluster_id`` column and Point geometries (EPSG:4326).
     neighbour_distance_m : float
         Distance between cluster centres below which two clusters are neighbours.
+    colours : sequence of str
+        The colours to pick from [default: :data:`CLUSTER_COLOURS`].
 
     Returns
     -------
     dict of int to str
         ``cluster_id`` -> ``"#rrggbb"``. Empty when there are no stations.
     """
+    return _spread_clusters(stations, neighbour_distance_m, colours)
+
+
+def _spread_clusters(
+    stations: pd.DataFrame, neighbour_distance_m: float, choices: Sequence[str]
+) -> dict[int, str]:
+    """``choices`` spread over the clusters (as :func:`cluster_colours`)."""
     if len(stations) == 0 or "cluster_id" not in stations.columns:
         return {}
     frame = stations.to_crs(4326) if stations.crs and stations.crs.to_epsg() != 4326 else stations
@@ -274,20 +288,9 @@ def cluster_colours(
         }
     )
     centres = table.groupby("cluster", sort=True)[["lon", "lat"]].mean()
-    ids = centres.index.to_numpy()
-    lon = centres["lon"].to_numpy()
-    lat = centres["lat"].to_numpy()
-    scale = np.cos(np.radians(lat.mean()))
-    x = lon * 111_320.0 * scale
-    y = lat * 110_574.0
-    colours: dict[int, str] = {}
-    palette = CLUSTER_COLOURS
-    for i, cluster in enumerate(ids):
-        near = np.hypot(x[:i] - x[i], y[:i] - y[i]) < neighbour_distance_m
-        used = [colours[int(c)] for c in ids[:i][near]]
-        free = [c for c in palette if c not in used]
-        colours[int(cluster)] = free[0] if free else min(palette, key=used.count)
-    return colours
+    points = list(zip(centres["lon"].tolist(), centres["lat"].tolist(), strict=True))
+    picked = spread(points, neighbour_distance_m, choices)
+    return {int(c): choice for c, choice in zip(centres.index, picked, strict=True)}
 
 
 # --------------------------------------------------------------------------- map elements
@@ -314,120 +317,9 @@ _LEGEND_STYLE = """        <style>
             border-radius: 50%; vertical-align: -1px; }
         .sg-legend .sg-count { color: #555; }
         .sg-legend p { margin: 2px 0; color: #333; }
+        @media PHONE { .sg-legend { max-width: calc(100vw - 80px); max-height: 45vh; } }
         </style>
-"""
-
-
-class _StationLayers(RawMacroElement):
-    """Builds the station pins, circles and rejected candidates from one JSON payload.
-
-    A :class:`~stations_generator.pages.offline.RawMacroElement`: the payload (names,
-    opening hours) is never read as a template.
-    """
-
-    _template = Template(
-        """
-        {% macro script(this, kwargs) %}
-        (function () {
-            var data = {{ this.payload }};
-            var pins = {{ this.pins.get_name() }};
-            var zones = {{ this.zones.get_name() }};
-            var spacing = {{ this.spacing.get_name() }};
-            var gap = {{ this.gap.get_name() }};
-            var rejected = {% if this.rejected %}{{ this.rejected.get_name() }}{% else %}null{% endif %};
-            function popup(className, name, lines, osm) {
-                var box = document.createElement("div");
-                box.className = className;
-                var title = document.createElement("b");
-                title.textContent = name;
-                box.appendChild(title);
-                lines.forEach(function (text) {
-                    if (!text) { return; }
-                    var line = document.createElement("div");
-                    line.textContent = text;
-                    box.appendChild(line);
-                });
-                if (osm) {
-                    var link = document.createElement("a");
-                    link.href = "{{ this.osm_base }}/" + osm;
-                    link.target = "_blank";
-                    link.rel = "noopener";
-                    link.textContent = "OpenStreetMap " + osm;
-                    box.appendChild(link);
-                }
-                return box;
-            }
-            var markers = [];
-            data.stations.forEach(function (s) {
-                var fill = data.categories[s.k].colour;
-                var ring = data.clusters[s.c];
-                var icon = L.divIcon({
-                    className: "{{ this.pin_class }}",
-                    html: '<span style="background:' + fill + ';border-color:' + ring + '"></span>',
-                    iconSize: [20, 20],
-                    iconAnchor: [10, 24],
-                    popupAnchor: [0, -22]
-                });
-                var marker = L.marker([s.lat, s.lon], {icon: icon, title: s.name, alt: s.name});
-                marker.bindPopup(function () {
-                    return popup("sg-popup", s.name, s.lines, s.osm);
-                }, {maxWidth: 320});
-                markers.push(marker);
-                L.circle([s.lat, s.lon], {radius: data.hidingRadius, color: ring, weight: 1,
-                    fillColor: ring, fillOpacity: 0.12, interactive: false}).addTo(zones);
-                L.circle([s.lat, s.lon], {radius: data.minSpacing, color: ring, weight: 1.5,
-                    dashArray: "4 4", fill: false, interactive: false}).addTo(spacing);
-                L.circle([s.lat, s.lon], {radius: data.clusterGap, color: "#555555", weight: 1,
-                    dashArray: "2 6", fill: false, interactive: false}).addTo(gap);
-            });
-            if (pins.addLayers) {
-                pins.addLayers(markers);
-            } else {
-                markers.forEach(function (m) { pins.addLayer(m); });
-            }
-            if (rejected) {
-                data.rejected.forEach(function (r) {
-                    var reason = data.reasons[r.r];
-                    L.circleMarker([r.lat, r.lon], {radius: 4, color: reason.colour, weight: 1,
-                        fillColor: reason.colour, fillOpacity: 0.75})
-                        .bindPopup(function () {
-                            return popup("sg-popup sg-rejected", r.name,
-                                [data.categories[r.k].label, reason.text, r.conflict], r.osm);
-                        }, {maxWidth: 320})
-                        .addTo(rejected);
-                });
-            }
-            window.stationMap = {
-                map: {{ this._parent.get_name() }},
-                stations: pins,
-                markers: markers,
-                stationCount: data.stations.length,
-                rejectedCount: data.rejected.length
-            };
-        })();
-        {% endmacro %}
-        """
-    )
-
-    def __init__(
-        self,
-        payload: str,
-        pins: Element,
-        zones: Element,
-        spacing: Element,
-        gap: Element,
-        rejected: Element | None,
-    ):
-        super().__init__()
-        self._name = "StationLayers"
-        self.payload = payload
-        self.pins = pins
-        self.zones = zones
-        self.spacing = spacing
-        self.gap = gap
-        self.rejected = rejected
-        self.pin_class = PIN_CLASS
-        self.osm_base = _OSM
+""".replace("PHONE", PHONE_MEDIA)
 
 
 # --------------------------------------------------------------------------- building
@@ -437,15 +329,15 @@ def _legend_html(
     counts: list[tuple[str, str, int]],
     n_stations: int,
     n_clusters: int,
-    hiding_radius_m: float,
-    min_spacing_m: float,
-    cluster_gap_m: float,
-    rejected: Mapping[str, int] | None,
+    radii: tuple[float, float, float],
+    rejected: Mapping[str, tuple[str, int]] | None,
 ) -> str:
+    """The legend; ``rejected`` maps a reason's HTML row label to its colour and count."""
+    hiding_radius_m, min_spacing_m, cluster_gap_m = radii
     plural = "" if n_stations == 1 else "s"
     cluster_plural = "" if n_clusters == 1 else "s"
     parts = [
-        f'<div id="{LEGEND_ID}" class="{LEGEND_ID}"><details open>',
+        f'<div id="{LEGEND_ID}" class="{LEGEND_ID}"><details class="{COLLAPSIBLE_CLASS}" open>',
         f"<summary>{n_stations} station{plural} · {n_clusters} cluster{cluster_plural}</summary>",
         '<ul class="sg-legend-categories">',
     ]
@@ -456,15 +348,14 @@ def _legend_html(
             f'{html_text(_category_label(category))} <span class="sg-count">{count}</span></li>'
         )
     parts.append("</ul>")
-    parts.append("<p>Pin fill: category · pin outline: cluster</p>")
+    parts.append("<p>Pin fill: category · pin outline, zone colour and dashes: cluster</p>")
     parts.append(f"<p>Hiding zone: {hiding_radius_m:g} m around each station</p>")
     parts.append(
         f"<p>Rule: ≥ {min_spacing_m:g} m within a cluster, ≥ {cluster_gap_m:g} m between</p>"
     )
     if rejected:
         parts.append('<ul class="sg-legend-rejected">')
-        for reason, count in sorted(rejected.items(), key=lambda kv: (-kv[1], kv[0])):
-            colour = REASON_COLOURS.get(reason, "#9e9e9e")
+        for reason, (colour, count) in rejected.items():
             parts.append(
                 f'<li data-reason="{html_text(reason)}">'
                 f'<span class="sg-dot" style="background:{colour}"></span>'
@@ -503,11 +394,43 @@ class _Categories:
 
 
 @dataclass
+class _Styles:
+    """A map's colours: its palette, and the colour and ring pattern of each cluster."""
+
+    palette: Palette
+    cluster_colours: dict[int, str]
+    cluster_dashes: dict[int, str]
+
+    def category_colours(self, categories: Iterable[str]) -> dict[str, str]:
+        """Pin fills: the categories' own colours, or the palette's in the given order."""
+        names = list(dict.fromkeys(categories))
+        if not self.palette.categories:
+            return {c: category_hex(c) for c in names}
+        fills = self.palette.categories
+        return {c: fills[i % len(fills)] for i, c in enumerate(names)}
+
+    def reason_colour(self, reason: str) -> str:
+        """A rejected candidate's colour by its reason."""
+        return self.palette.reasons.get(reason, self.palette.other_reason)
+
+
+def _styles(stations: pd.DataFrame, cluster_gap_m: float, palette: Palette) -> _Styles:
+    near = _NEIGHBOUR_FACTOR * cluster_gap_m
+    return _Styles(
+        palette,
+        cluster_colours(stations, neighbour_distance_m=near, colours=palette.clusters),
+        _spread_clusters(stations, near, CLUSTER_DASHES),
+    )
+
+
+@dataclass
 class _StationRows:
-    """The stations' payload rows, the cluster colours they index, the category counts."""
+    """The stations' payload rows, the cluster colours and ring patterns they index, the
+    category counts."""
 
     rows: list[dict[str, Any]]
     clusters: list[str]
+    dashes: list[str]
     counts: dict[str, int]
 
 
@@ -520,10 +443,11 @@ class _RejectedRows:
 
 
 def _station_rows(
-    records: Sequence[StationRecord], colours: Mapping[int, str], categories: _Categories
+    records: Sequence[StationRecord], styles: _Styles, categories: _Categories
 ) -> _StationRows:
     counts: dict[str, int] = {}
     clusters: list[str] = []
+    dashes: list[str] = []
     cluster_index: dict[Any, int] = {}
     rows = []
     for record in records:
@@ -533,7 +457,8 @@ def _station_rows(
         cluster = props.get("cluster_id")
         if cluster not in cluster_index:
             cluster_index[cluster] = len(clusters)
-            clusters.append(colours.get(cluster, CLUSTER_COLOURS[-1]))
+            clusters.append(styles.cluster_colours.get(cluster, styles.palette.clusters[-1]))
+            dashes.append(styles.cluster_dashes.get(cluster, ""))
         rows.append(
             {
                 "lat": record.lat,
@@ -545,7 +470,7 @@ def _station_rows(
                 "osm": _osm_key(props),
             }
         )
-    return _StationRows(rows, clusters, counts)
+    return _StationRows(rows, clusters, dashes, counts)
 
 
 def _conflict_text(conflict: str, names: Mapping[str, str]) -> str:
@@ -586,18 +511,21 @@ def _rejected_rows(
 
 
 def _add_areas(
-    m: folium.Map, play_area: BaseGeometry | None, exclusions: Sequence[BaseGeometry]
+    m: folium.Map,
+    play_area: BaseGeometry | None,
+    exclusions: Sequence[BaseGeometry],
+    palette: Palette,
 ) -> None:
     if play_area is not None:
         if area_feature(play_area, "Play area") is None:
             raise ValueError("the play area is empty")
-        add_area(m, [play_area], "Play area")
+        add_area(m, [play_area], "Play area", colour=palette.play_area)
     if exclusions:
         add_area(
             m,
             exclusions,
             f"Exclusions ({len(exclusions)})",
-            colour="#c62828",
+            colour=palette.exclusion,
             fill_opacity=0.25,
             dash="6 4",
         )
@@ -634,8 +562,11 @@ def _payload(
     rejected: _RejectedRows | None,
     categories: _Categories,
     radii: tuple[float, float, float],
+    styles: tuple[_Styles, Mapping[str, str]],
 ) -> dict[str, Any]:
-    """The JSON the page's script draws the stations from; ``radii`` as :func:`_ring_layers`."""
+    """The JSON the page's script draws the stations from; ``radii`` as :func:`_ring_layers`,
+    ``styles`` the map's styles and its categories' pin fills."""
+    style, fills = styles
     hiding_radius_m, min_spacing_m, cluster_gap_m = radii
     reasons = list(rejected.counts) if rejected is not None else []
     return {
@@ -643,14 +574,14 @@ def _payload(
         "minSpacing": float(min_spacing_m),
         "clusterGap": float(cluster_gap_m),
         "categories": [
-            {"name": c, "label": _category_label(c), "colour": category_hex(c)}
-            for c in categories.names
+            {"name": c, "label": _category_label(c), "colour": fills[c]} for c in categories.names
         ],
         "clusters": stations.clusters,
+        "clusterDashes": stations.dashes,
         "reasons": [
             {
                 "name": r,
-                "colour": REASON_COLOURS.get(r, "#9e9e9e"),
+                "colour": style.reason_colour(r),
                 "text": _reason_text(r, min_spacing_m, cluster_gap_m),
             }
             for r in reasons
@@ -660,26 +591,26 @@ def _payload(
     }
 
 
+def _legend_order(counts: Mapping[str, int]) -> list[str]:
+    """The stations' categories in the catalogue's order (unknown ones last, by name)."""
+    order = {name: i for i, name in enumerate(_catalogue_labels())}
+    return sorted(counts, key=lambda c: (order.get(c, len(order)), c))
+
+
 def _add_legend(
     m: folium.Map,
     stations: _StationRows,
     rejected: _RejectedRows | None,
     radii: tuple[float, float, float],
+    styles: tuple[_Styles, Mapping[str, str]],
 ) -> None:
-    order = {name: i for i, name in enumerate(_catalogue_labels())}
-    legend_counts = [
-        (c, category_hex(c), n)
-        for c, n in sorted(
-            stations.counts.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])
-        )
-    ]
-    body = _legend_html(
-        legend_counts,
-        len(stations.rows),
-        len(stations.clusters),
-        *radii,
-        rejected.counts if rejected is not None else None,
-    )
+    style, fills = styles
+    legend_counts = [(c, fills[c], stations.counts[c]) for c in _legend_order(stations.counts)]
+    reasons = None
+    if rejected is not None:
+        ranked = sorted(rejected.counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        reasons = {r: (style.reason_colour(r), n) for r, n in ranked}
+    body = _legend_html(legend_counts, len(stations.rows), len(stations.clusters), radii, reasons)
     StyledBlock("Legend", _LEGEND_STYLE, body).add_to(m)
 
 
@@ -694,6 +625,7 @@ def station_map(
     cluster_gap_m: float = 1000.0,
     cluster_markers_above: int = CLUSTER_MARKERS_ABOVE,
     title: str = "Stations",
+    palette: str | Palette = "default",
 ) -> folium.Map:
     """Build the interactive station map.
 
@@ -720,6 +652,9 @@ def station_map(
         Cluster the pins (Leaflet.markercluster) when there are more stations than this.
     title : str
         The page title.
+    palette : str or Palette
+        ``"default"`` or ``"okabe-ito"`` (colour-blind safe;
+        :mod:`stations_generator.pages.palette`).
 
     Returns
     -------
@@ -732,19 +667,19 @@ def station_map(
     ------
     ValueError
         If a station geometry is not a Point, or there is neither a play area nor a
-        station to show.
+        station to show, or the palette is unknown.
     TypeError
         If an area is not a Polygon or MultiPolygon.
     """
     records = station_records(stations)
     exclusions = [e for e in exclusions if e is not None and not e.is_empty]
-    colours = cluster_colours(stations, neighbour_distance_m=_NEIGHBOUR_FACTOR * cluster_gap_m)
+    style = _styles(stations, cluster_gap_m, palette_named(palette))
     bounds = _bounds(play_area, [r.lon for r in records], [r.lat for r in records])
     clustered = len(records) > cluster_markers_above
     radii = (hiding_radius_m, min_spacing_m, cluster_gap_m)
 
     m = offline_map(bounds, title=title, marker_clusters=clustered)
-    _add_areas(m, play_area, exclusions)
+    _add_areas(m, play_area, exclusions, style.palette)
     zones, gap, spacing = _ring_layers(m, *radii)
     # Rejected candidates number their categories first (the payload's order).
     categories = _Categories()
@@ -756,10 +691,12 @@ def station_map(
         )
         rejected_group.add_to(m)
     pins = _pin_layer(m, len(records), clustered)
-    rows = _station_rows(records, colours, categories)
-    payload = _script_json(_payload(rows, rejected, categories, radii))
-    _StationLayers(payload, pins, zones, spacing, gap, rejected_group).add_to(m)
-    _add_legend(m, rows, rejected, radii)
-    folium.LayerControl(collapsed=False).add_to(m)
-    m.fit_bounds(bounds, padding=(12, 12))
+    rows = _station_rows(records, style, categories)
+    styles = (style, style.category_colours(_legend_order(rows.counts) + categories.names))
+    payload = _script_json(_payload(rows, rejected, categories, radii, styles))
+    StationLayers(
+        payload, pins, zones, spacing, gap, rejected_group, pin_class=PIN_CLASS, osm_base=_OSM
+    ).add_to(m)
+    _add_legend(m, rows, rejected, radii, styles)
+    add_page_controls(m, bounds)  # the layer control and the fitted view, phone or desktop
     return m

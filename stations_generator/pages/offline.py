@@ -17,6 +17,13 @@ jQuery or Bootstrap. **Only the map tiles load from the network**
 works on a blank background. Links inside popups and the attribution point to
 openstreetmap.org but load nothing until clicked.
 
+Phones
+------
+:func:`add_page_controls` adds the layer control and fits the view last: on a screen of
+:data:`PHONE_MEDIA` the layer control and the legends (``<details class="sg-collapsible"
+open>``) start collapsed behind a button and the zoom buttons are 44 px tall. Every page
+says its language (``<html lang="en">``) and may be zoomed (Folium's viewport forbids it).
+
 Deterministic output
 --------------------
 Folium names every element ``<kind>_<32 random hex digits>`` (from ``os.urandom``).
@@ -31,6 +38,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import re
 from collections.abc import Iterable, Sequence
 from functools import cache
@@ -46,11 +54,14 @@ from shapely.geometry.base import BaseGeometry
 from stations_generator.formats.geojson import polygon_rings
 
 __all__ = [
+    "COLLAPSIBLE_CLASS",
+    "PHONE_MEDIA",
     "TILES_ATTRIBUTION",
     "TILES_URL",
     "RawMacroElement",
     "StyledBlock",
     "add_area",
+    "add_page_controls",
     "area_feature",
     "html_text",
     "offline_map",
@@ -65,6 +76,14 @@ TILES_ATTRIBUTION = (
     "contributors, ODbL 1.0"
 )
 """The tile layer's attribution (HTML)."""
+
+PHONE_MEDIA = "(max-width: 700px), (max-height: 500px)"
+"""The screens the pages treat as a phone's (a phone upright, or turned sideways): the
+layer control and the legends start collapsed behind a button. 700 px is where a
+legend and an open layer control no longer fit side by side with the zoom buttons."""
+
+COLLAPSIBLE_CLASS = "sg-collapsible"
+"""Class of the ``<details open>`` legends that start closed on a phone."""
 
 _VENDOR = "data/vendor"
 _LEAFLET_ASSETS = ("leaflet/leaflet.css", "leaflet/leaflet.js")
@@ -96,6 +115,10 @@ _FOLIUM_ID = re.compile(r"(?<=[a-z0-9]_)[0-9a-f]{32}(?![0-9A-Za-z])")
 _ASSET_PLACEHOLDER = re.compile(r"<!--sg-inline:([A-Za-z0-9_./-]+)-->")
 _CSS_URL = re.compile(r"url\((images/[A-Za-z0-9_.-]+\.png)\)")
 _SOURCE_MAP = re.compile(r"\n?//# sourceMappingURL=\S+\s*$")
+# Folium's viewport forbids zooming the page (WCAG 1.4.4 wants text zoomable to 200 %);
+# the map's own pinch zoom is Leaflet's and needs no such rule.
+_VIEWPORT = re.compile(r'<meta name="viewport" content="[^"]*" />')
+_OUR_VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1" />'
 _NETWORK_LOAD = re.compile(
     r"<script[^>]*\ssrc=|<link[^>]*\shref=|@import|url\(\s*['\"]?(?:https?:)?//", re.IGNORECASE
 )
@@ -217,7 +240,96 @@ class StyledBlock(RawMacroElement):
         )
 
 
-# The fixed legend box and the pin / popup styles.
+# The legends' collapsing on a phone, and tap targets of 44 px there (WCAG 2.5.5); a
+# legend box of class sg-box keeps to the screen.
+_CONTROLS_STYLE = (
+    """        <style>
+        details.sg-collapsible > summary { cursor: pointer; }
+        @media PHONE {
+            details.sg-collapsible > summary { min-height: 44px; box-sizing: border-box;
+                padding: 12px 4px; line-height: 20px; }
+            .sg-box { max-width: calc(100vw - 80px); max-height: 45vh; overflow-y: auto; }
+            .leaflet-bar a, .leaflet-touch .leaflet-bar a { width: 44px; height: 44px;
+                line-height: 44px; }
+        }
+        </style>
+"""
+).replace("PHONE", PHONE_MEDIA)
+
+
+class _PageControls(RawMacroElement):
+    """On a phone: the layer control collapsed, the legends closed, the zoom in quarter
+    steps; then the view fitted."""
+
+    _template = Template(
+        """
+        {% macro header(this, kwargs) %}{{ this.style }}{% endmacro %}
+        {% macro script(this, kwargs) %}
+        (function () {
+            var map = {{ this._parent.get_name() }};
+            var layers = {% if this.layers %}{{ this.layers.get_name() }}{% else %}null{% endif %};
+            if (window.matchMedia({{ this.media }}).matches) {
+                if (layers) {
+                    layers.remove();
+                    layers.options.collapsed = true;
+                    layers.addTo(map);
+                }
+                document.querySelectorAll("details.{{ this.collapsible }}").forEach(
+                    function (d) { d.open = false; });
+                map.options.zoomSnap = 0.25;  // the area fills the small screen
+            }
+            map.fitBounds({{ this.bounds }}, {padding: [{{ this.padding }}, {{ this.padding }}]});
+        })();
+        {% endmacro %}
+        """
+    )
+
+    def __init__(self, layers: Element | None, bounds: str, padding: int) -> None:
+        super().__init__()
+        self._name = "PageControls"
+        self.layers = layers
+        self.bounds = bounds
+        self.padding = padding
+        self.media = json.dumps(PHONE_MEDIA)
+        self.collapsible = COLLAPSIBLE_CLASS
+        self.style = _CONTROLS_STYLE
+
+
+def add_page_controls(
+    m: folium.Map,
+    bounds: Sequence[Sequence[float]],
+    *,
+    layer_control: bool = True,
+    padding: int = 12,
+) -> None:
+    """Add the layer control and fit the view, for a desktop and for a phone.
+
+    Call it last, when every layer is on the map. On a desktop the layer control is
+    open and the legends (``<details class="sg-collapsible" open>``) too; on a screen
+    matching :data:`PHONE_MEDIA` both start collapsed behind a button (the legend's
+    ``<summary>``, at least 44 px tall there, and the layers icon), so the map and its
+    zoom buttons (44 px there too) stay clear. Either way the view is then fitted to
+    ``bounds`` (on a phone to a quarter zoom level, so the area fills the screen).
+
+    Parameters
+    ----------
+    m : folium.Map
+        A map from :func:`offline_map`.
+    bounds : [[south, west], [north, east]]
+        What the view shows (the play area).
+    layer_control : bool
+        Add a layer control (pages without toggleable layers pass False).
+    padding : int
+        Pixels kept free around ``bounds``.
+    """
+    control = folium.LayerControl(collapsed=False) if layer_control else None
+    if control is not None:
+        control.add_to(m)
+    (south, west), (north, east) = bounds
+    box = json.dumps([[float(south), float(west)], [float(north), float(east)]])
+    _PageControls(control, box, int(padding)).add_to(m)
+
+
 # --------------------------------------------------------------------------- building
 
 
@@ -454,6 +566,9 @@ def render_station_map(m: folium.Map) -> str:
     """
     _drop_cdn_links(m)
     page = _normalise_ids(m.get_root().render())
+    # the page's language (for screen readers), and a page that may be zoomed
+    page = page.replace("<html>", '<html lang="en">', 1)
+    page = _VIEWPORT.sub(_OUR_VIEWPORT, page, count=1)
     leftover = _NETWORK_LOAD.search(page)
     if leftover:
         raise RuntimeError(f"the map would load {leftover.group(0)!r} from the network")

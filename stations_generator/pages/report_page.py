@@ -15,15 +15,13 @@ from stations_generator.core.questions.availability import VERDICT_TEXT, Report
 from stations_generator.pages.offline import (
     StyledBlock,
     add_area,
+    add_page_controls,
     html_text,
     offline_map,
     render_station_map,
 )
-
-_SUBJECT_COLOURS = (
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-    "#e377c2", "#17becf", "#bcbd22", "#393b79", "#637939", "#7f7f7f",
-)  # fmt: skip
+from stations_generator.pages.palette import Palette
+from stations_generator.pages.palette import palette as palette_named
 
 
 def _reach_ring(area: BaseGeometry, distance_m: float) -> BaseGeometry:
@@ -38,6 +36,7 @@ def _reach_ring(area: BaseGeometry, distance_m: float) -> BaseGeometry:
 
 _TABLE_STYLE = """        <style>
         #sg-report { font: 13px/1.4 system-ui, sans-serif; padding: 8px 14px 24px; }
+        #sg-report .sg-table { overflow-x: auto; }
         #sg-report table { border-collapse: collapse; }
         #sg-report th, #sg-report td { padding: 2px 8px; border-bottom: 1px solid #ddd;
             text-align: left; }
@@ -58,6 +57,8 @@ def _table_html(report: Report, title: str) -> str:
         f"<h2>Question availability: {html_text(title)}</h2>",
         f"<p>Play area {report.area_km2:.1f} km². Verdicts: usable · only one · none "
         "(drop the question before the game).</p>",
+        # a phone scrolls the table sideways; the box takes the focus for the keyboard
+        '<div class="sg-table" tabindex="0" role="region" aria-label="Question availability">'
         "<table><thead><tr>" + "".join(f"<th>{html_text(h)}</th>" for h in head) + "</tr></thead>",
         "<tbody>",
     ]
@@ -77,13 +78,15 @@ def _table_html(report: Report, title: str) -> str:
                 f"{html_text(VERDICT_TEXT[q.verdict])}</td>"
             )
         out.append(f'<tr data-subject="{html_text(row.subject)}">{"".join(cells)}</tr>')
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     out.extend(f"<p>Note: {html_text(n)}</p>" for n in report.notes)
     out.append("<p>Map data © OpenStreetMap contributors, ODbL 1.0</p></div>")
     return "".join(out)
 
 
-def report_page(report: Report, area: BaseGeometry, places, title: str) -> str:
+def report_page(
+    report: Report, area: BaseGeometry, places, title: str, *, palette: str | Palette = "default"
+) -> str:
     """An offline HTML page: a map with one layer per subject, and the report's table.
 
     Parameters
@@ -94,16 +97,25 @@ def report_page(report: Report, area: BaseGeometry, places, title: str) -> str:
     places : geopandas.GeoDataFrame
         From :func:`stations_generator.core.questions.availability.subject_places`.
     title : str
+    palette : str or Palette
+        ``"default"`` or ``"okabe-ito"`` (:mod:`stations_generator.pages.palette`).
 
     Returns
     -------
     str
-        The page (deterministic; only map tiles load from the network).
+        The page (deterministic; only map tiles load from the network). On a phone the
+        layer control starts collapsed (:func:`~stations_generator.pages.offline.add_page_controls`).
+
+    Raises
+    ------
+    ValueError
+        If the palette is unknown.
     """
+    colours = palette_named(palette)
     reach_area = _reach_ring(area, report.margin_m)
     west, south, east, north = reach_area.bounds
     m = offline_map([[south, west], [north, east]], title=f"Questions: {title}", height="62%")
-    add_area(m, [area], "Play area")
+    add_area(m, [area], "Play area", colour=colours.play_area)
     for reach in (2000.0, 25000.0, report.margin_m):
         add_area(
             m,
@@ -119,7 +131,7 @@ def report_page(report: Report, area: BaseGeometry, places, title: str) -> str:
     for row in report.subjects:
         if not row.ids:
             continue
-        colour = _SUBJECT_COLOURS[shown % len(_SUBJECT_COLOURS)]
+        colour = colours.subjects[shown % len(colours.subjects)]
         shown += 1
         group = folium.FeatureGroup(
             name=html_text(f"{row.label} ({len(row.ids)})"), show=shown <= 3
@@ -138,10 +150,9 @@ def report_page(report: Report, area: BaseGeometry, places, title: str) -> str:
             ).add_to(group)
         group.add_to(m)
     StyledBlock("ReportTable", _TABLE_STYLE, _table_html(report, title)).add_to(m)
-    folium.LayerControl(collapsed=False).add_to(m)
     # Fit the area and the places within reach, not the whole margin ring.
     shown_ids = {key for row in report.subjects for key in row.ids}
     near = places[places["id"].isin(shown_ids)] if len(places) else places
     fit = shapely.union_all([area.envelope, *near.geometry.tolist()]).bounds
-    m.fit_bounds([[fit[1], fit[0]], [fit[3], fit[2]]], padding=(12, 12))
+    add_page_controls(m, [[fit[1], fit[0]], [fit[3], fit[2]]])
     return render_station_map(m)

@@ -27,8 +27,19 @@ ASSETS: dict[str, tuple[str, str]] = {
     "images/marker-icon.png": ("data/vendor/leaflet/images/marker-icon.png", "image/png"),
     "leaflet-geoman.js": ("data/vendor/leaflet-geoman/leaflet-geoman.min.js", "text/javascript"),
     "leaflet-geoman.css": ("data/vendor/leaflet-geoman/leaflet-geoman.css", "text/css"),
+    # Swagger UI for /docs (docs_page), vendored: the API page works offline
+    "swagger-ui/swagger-ui-bundle.js": (
+        "data/vendor/swagger-ui/swagger-ui-bundle.js",
+        "text/javascript",
+    ),
+    "swagger-ui/swagger-ui.css": ("data/vendor/swagger-ui/swagger-ui.css", "text/css"),
+    "swagger-ui/favicon-32x32.png": ("data/vendor/swagger-ui/favicon-32x32.png", "image/png"),
     "app.js": ("serve/static/app.js", "text/javascript"),
     "referee.js": ("serve/static/referee.js", "text/javascript"),
+    "words.js": ("serve/static/words.js", "text/javascript"),
+    "location.js": ("serve/static/location.js", "text/javascript"),
+    "sheet.js": ("serve/static/sheet.js", "text/javascript"),
+    "thermometer.js": ("serve/static/thermometer.js", "text/javascript"),
     "app.css": ("serve/static/app.css", "text/css"),
 }
 
@@ -56,13 +67,14 @@ def page() -> str:
 
 
 _INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
-#: Swagger UI (FastAPI's ``/docs``) comes from this CDN, as FastAPI serves it.
-_DOCS_CDN = "https://cdn.jsdelivr.net"
+#: Where the vendored Swagger UI of ``/docs`` is served (entries of :data:`ASSETS`).
+_SWAGGER = "/assets/swagger-ui/"
 
 
 def docs_page(openapi_url: str, title: str) -> HTMLResponse:
-    """FastAPI's Swagger UI page, with a policy of its own: the CDN's script and style,
-    its one inline script by hash, the API's own document, no frames.
+    """FastAPI's Swagger UI page on the vendored Swagger UI (``data/vendor/swagger-ui/``),
+    so it works offline, with a policy of its own: the server's script and style, the
+    page's one inline script by hash, the API's own document, no frames.
 
     Parameters
     ----------
@@ -73,14 +85,22 @@ def docs_page(openapi_url: str, title: str) -> HTMLResponse:
     """
     from fastapi.openapi.docs import get_swagger_ui_html
 
-    page = get_swagger_ui_html(openapi_url=openapi_url, title=f"{title} - API")
+    page = get_swagger_ui_html(
+        openapi_url=openapi_url,
+        title=f"{title} - API",
+        swagger_js_url=_SWAGGER + "swagger-ui-bundle.js",
+        swagger_css_url=_SWAGGER + "swagger-ui.css",
+        swagger_favicon_url=_SWAGGER + "favicon-32x32.png",
+        # no badge from the online validator (validator.swagger.io)
+        swagger_ui_parameters={"validatorUrl": None},
+    )
     hashes = " ".join(
         "'sha256-" + base64.b64encode(hashlib.sha256(m.encode()).digest()).decode() + "'"
         for m in _INLINE_SCRIPT.findall(bytes(page.body).decode("utf-8"))
     )
     page.headers["Content-Security-Policy"] = (
-        f"default-src 'none'; script-src {_DOCS_CDN} {hashes}; style-src {_DOCS_CDN}; "
-        "img-src 'self' data: https://fastapi.tiangolo.com; connect-src 'self'; "
+        f"default-src 'none'; script-src 'self' {hashes}; style-src 'self'; "
+        "img-src 'self' data:; connect-src 'self'; "
         "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
     return page

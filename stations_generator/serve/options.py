@@ -9,6 +9,7 @@ same words.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import click
@@ -17,7 +18,14 @@ from stations_generator.app.request_fields import Setting, click_error_line, set
 from stations_generator.app.requests import GenerateRequest
 from stations_generator.errors import InputError
 
-__all__ = ["PAGE_FIELDS", "PAGE_OPTIONS", "convert_settings", "describe_options"]
+__all__ = [
+    "LABELS",
+    "PAGE_FIELDS",
+    "PAGE_OPTIONS",
+    "convert_settings",
+    "describe_options",
+    "page_text",
+]
 
 #: ``GenerateRequest`` fields the page sets per request (the rest are the server's: its
 #: output folder, Overpass endpoints, cache; or the page's own inputs: area, sources).
@@ -61,6 +69,67 @@ def _option(field_name: str) -> click.Option:
 
 _OPTIONS = {f: _option(f) for f in PAGE_FIELDS}
 
+#: The page's label of each setting, in a player's words (the CLI flag is its tooltip).
+LABELS = {
+    "game_size": "Game size",
+    "cluster_radius": "Cluster radius (m)",
+    "max_per_cluster": "Stations per cluster, at most",
+    "min_spacing": "Spacing within a cluster (m)",
+    "cluster_gap": "Gap between clusters (m)",
+    "density_radius": "Neighbourhood radius for wait times (m)",
+    "tiers": "Wait tiers",
+    "playing_hours": "Playing hours",
+    "playing_days": "Playing days",
+    "play_date": "First day of play",
+    "only_categories": "Only these station categories",
+    "include_transit": "Leave out transit stations",
+    "water_subtract": "Keep water in the play area",
+    "strict_priority": "Strict rank order (no swaps)",
+    "search_rounds": "Local search rounds",
+    "optimize": "Solve exactly (slower)",
+    "time_limit": "Solver time limit (s)",
+    "explain": "Explain every candidate (in the downloads)",
+    "map_name": "Map name",
+}
+#: Upper ends not worth stating on the page: half the Earth (a distance), a day (a time).
+_NO_UPPER = (20037508.0, 1440.0, 86400.0, 1_000_000)
+
+
+_DEFAULT_NOTE = re.compile(r"\[default: ([^\]]*)\]")
+
+
+def _limits(p: click.Option) -> str:
+    """A number option's range in words ("0 or more", "from 1 to 300"), or ""."""
+    low, high = getattr(p.type, "min", None), getattr(p.type, "max", None)
+    if high is not None and any(abs(high - n) < 1 for n in _NO_UPPER):
+        high = None
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f"{low:g} or more" if not getattr(p.type, "min_open", False) else f"above {low:g}"
+    if low is None:
+        return f"at most {high:,g}"
+    return f"from {low:g} to {high:,g}"
+
+
+def page_text(text: str) -> str:
+    """A help text in the page's words: every CLI flag of a page setting as its label.
+
+    Parameters
+    ----------
+    text : str
+        A help text or message that may name ``--cluster-radius`` and the like.
+
+    Returns
+    -------
+    str
+        ``--optimize`` as "Solve exactly (slower)" (in quotes), and so on.
+    """
+    for field_name in sorted(PAGE_FIELDS, key=lambda f: -len(_SETTINGS[f].option)):
+        text = text.replace(_SETTINGS[field_name].option, f"“{LABELS[field_name]}”")
+    text = _DEFAULT_NOTE.sub(r"(default: \1)", text.replace(" (repeatable)", ""))
+    return text
+
 
 def _kind(p: click.Option) -> str:
     if p.is_flag:
@@ -77,7 +146,8 @@ def _kind(p: click.Option) -> str:
 
 
 def describe_options() -> list[dict[str, Any]]:
-    """Every page setting: name, CLI flag, kind, default, help text (and choices).
+    """Every page setting: name, CLI flag, kind, default, help text (and choices); the
+    page's label, the help in its words and a number's range in words.
 
     Returns
     -------
@@ -92,6 +162,9 @@ def describe_options() -> list[dict[str, Any]]:
             "kind": _kind(p),
             "default": p.default if isinstance(p.default, str | int | float | bool) else None,
             "help": p.help or "",
+            "label": LABELS[field_name],
+            "page_help": page_text(p.help or ""),
+            "limits": _limits(p),
         }
         if isinstance(p.type, click.Choice):
             entry["choices"] = list(p.type.choices)

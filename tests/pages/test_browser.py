@@ -12,20 +12,17 @@ installs it). Without them the tests fail with the reason.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import click
 import pytest
 from click.testing import CliRunner
-from support.browser import CHROMIUM, CHROMIUM_FLAGS, sync_playwright_or_fail
+from support.browser import CHROMIUM, CHROMIUM_FLAGS, serving_folder, sync_playwright_or_fail
 from support.paths import REPO, SIOUX
 
 from stations_generator.app.maps import read_station_file, write_map_html
@@ -35,11 +32,6 @@ from stations_generator.commands.maps import map_command
 from stations_generator.pages.folium_map import LEGEND_ID, PIN_CLASS, station_map
 
 pytestmark = pytest.mark.slow
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -99,16 +91,8 @@ def site(tmp_path_factory) -> Iterator[tuple[str, Path]]:
     )
     assert applied.exit_code == 0, applied.output
 
-    handler = functools.partial(_QuietHandler, directory=str(out))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", out
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving_folder(out) as url:
+        yield url, out
 
 
 class Session:

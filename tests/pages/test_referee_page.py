@@ -9,23 +9,18 @@ refused in words, with the log left as it was.
 
 from __future__ import annotations
 
-import base64
 import json
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-from support.browser import CHROMIUM, CHROMIUM_FLAGS, sync_playwright_or_fail
+from support.browser import CHROMIUM, CHROMIUM_FLAGS, keep_offline, sync_playwright_or_fail
 from support.serve_support import config, running_server
 
 from stations_generator.serve.app import create_app
 
 pytestmark = pytest.mark.slow
 
-EMPTY_PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
-)
 #: A GAME.json with one question, as the Questions form leaves it in the page.
 RADIUS = {"type": "radius", "seeker": {"lat": 60.17132, "lon": 24.94146}, "radius": "1 km"}
 GAME = {"format": "stations-generator-game/1", "questions": [{**RADIUS, "answer": "within"}]}
@@ -60,17 +55,7 @@ def test_a_round_refereed_on_the_page(tmp_path):
         errors: list[str] = []
         blocked: list[str] = []
 
-        def route(r) -> None:
-            host = urlsplit(r.request.url).hostname
-            if host == "127.0.0.1":
-                r.continue_()
-            elif host == "tile.openstreetmap.org":
-                r.fulfill(status=200, content_type="image/png", body=EMPTY_PNG)
-            else:
-                blocked.append(r.request.url)
-                r.abort()
-
-        context.route("**/*", route)
+        keep_offline(context, blocked)
         page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
         page.on("console", lambda m: m.type == "error" and errors.append(m.text))
         try:

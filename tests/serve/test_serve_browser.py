@@ -108,7 +108,7 @@ def _fit(page, lonlats) -> None:
     bounds = [[min(y for _x, y in lonlats), min(x for x, _y in lonlats)],
               [max(y for _x, y in lonlats), max(x for x, _y in lonlats)]]  # fmt: skip
     page.evaluate(
-        "b => sg.map.fitBounds(b, {animate: false, paddingTopLeft: [60, 60], paddingBottomRight: [60, 200]})",
+        "b => { sg.map.fitBounds(b, {animate: false, paddingTopLeft: [60, 60], paddingBottomRight: [60, 200]}); }",
         bounds,
     )
     page.wait_for_timeout(200)
@@ -176,6 +176,54 @@ def _station_points(result: dict) -> list[shapely.Point]:
     ]
 
 
+#: The question form's rows that each type shows; the others must not show.
+FORM_ROWS = ("#q-subject-row", "#q-level-row", "#q-distance-row", "#q-answer", "#q-answer-text")
+SHOWN_ROWS = {
+    "radius": {"#q-distance-row", "#q-answer"},
+    "matching": {"#q-subject-row", "#q-level-row", "#q-answer"},  # its first subject: zone
+    "tentacles": {"#q-subject-row", "#q-distance-row", "#q-answer-text"},
+}
+
+
+def test_before_a_map_or_a_game_the_page_says_what_to_do(browser_page):
+    """Downloads, the game's export and its share link wait for a map or a game, disabled
+    with the reason in words (they failed with raw messages, or silently); the question
+    form shows only its type's fields; the settings speak a player's words."""
+    page, errors, blocked = browser_page
+    for button in ("#dl-stations-kml", "#dl-stations-geojson"):
+        assert page.is_disabled(button)
+    assert "draw or load a play area first" in page.inner_text("#downloads-why")
+    settings = page.inner_text("#settings")
+    assert "Cluster radius (m)" in settings and "Spacing within a cluster (m)" in settings
+    assert "--" not in settings and "<=x" not in settings
+    assert "--cluster-radius" in page.get_attribute(".setting:has(#opt-cluster_radius)", "title")
+    page.click("#tab-game")
+    for button in ("#export-game", "#share-link", "#game-from-map"):
+        assert page.is_disabled(button)
+    assert "Start or load a game first" in page.inner_text("#export-why")
+    for kind, shown in SHOWN_ROWS.items():
+        page.select_option("#q-type", kind)
+        for row in FORM_ROWS:
+            assert page.is_visible(row) == (row in shown), (kind, row)
+    page.click("#tab-stations")
+    assert errors == [] and blocked == []
+
+
+def _popups(page) -> list[str]:
+    """The popup text of every station marker on the map."""
+    return page.evaluate(
+        """() => { const out = [];
+            sg.map.eachLayer((l) => { if (l.getPopup && l.getPopup() && l.getRadius && l.getRadius() === 6)
+                out.push(String(l.getPopup().getContent())); });
+            return out; }"""
+    )
+
+
+def _drawn_paths(page, colour: str) -> int:
+    """SVG paths of that stroke colour on the map (the drawn play area, the exclusions)."""
+    return page.locator(f".leaflet-overlay-pane path[stroke='{colour}']").count()
+
+
 def test_station_map_view(browser_page, tmp_path, tmp_path_factory):
     page, errors, blocked = browser_page
     ring = json.loads(SIOUX_AREA.read_text("utf-8"))["features"][0]["geometry"]["coordinates"][0]
@@ -187,8 +235,17 @@ def test_station_map_view(browser_page, tmp_path, tmp_path_factory):
 
     kml = write_format(SIOUX_AREA, tmp_path, "kml")
     before = _rendered(page)
+    # Every status the page shows while it works (a local extract is no fetch from OSM).
+    page.evaluate(
+        """() => { sg.statuses = []; new MutationObserver(() => sg.statuses.push(
+            document.getElementById('status').textContent)).observe(
+            document.getElementById('status'), {childList: true, characterData: true, subtree: true}); }"""
+    )
     page.set_input_files("#load-area", str(kml))
     result = _wait_render(page, before)
+    statuses = page.evaluate("sg.statuses")
+    assert any(s.startswith("Building the station map") for s in statuses), statuses
+    assert not any("Fetching" in s for s in statuses), statuses
     generate(tmp_path / "kml-out", kml)
     assert (
         _download(page, "#dl-stations-kml") == (tmp_path / "kml-out" / "stations.kml").read_bytes()
@@ -209,11 +266,24 @@ def test_station_map_view(browser_page, tmp_path, tmp_path_factory):
     )
     # Every corner where it was clicked (to the pixel: ~50 m at this zoom).
     assert drawn.symmetric_difference(shapely.Polygon(corners)).area < 1e-2 * drawn.area
+    # The drawn area stays on the map once the stations are back (it used to vanish).
+    assert _drawn_paths(page, "#0277bd") == 1
+    # Unnamed stations are named by their category and the nearest named place; the OSM
+    # id is a detail beside it, never the name.
+    popups = _popups(page)
+    unnamed = [f for f in result["station_map"]["features"] if f["properties"].get("name") == ""]
+    assert unnamed and len(popups) == result["stations"]
+    assert not any("<b></b>" in text for text in popups)
+    for f in unnamed:
+        text = next(t for t in popups if f["properties"]["id"] in t)
+        category = f["properties"]["category"].replace("_", " ")
+        assert f"<b>unnamed {category} near " in text, text
 
     # Draw an exclusion: no station inside it, and the CLI with --exclude agrees.
     before = _rendered(page)
     _draw(page, "#draw-exclusion", EXCLUSION)
     result = _wait_render(page, before)
+    assert _drawn_paths(page, "#0277bd") == 1 and _drawn_paths(page, "#c62828") == 1
     zone = shapely.geometry.shape(
         page.evaluate("sg.exclusionsGeoJSON()")["features"][0]["geometry"]
     )
@@ -267,6 +337,11 @@ def test_game_view(browser_page, tmp_path, tmp_path_factory):
         assert files[name] == (tmp_path / "apply" / name).read_text("utf-8")
     assert "hiding zones still possible: 14 of 30" in page.inner_text("#game-status")
     assert page.locator("#questions li").count() == 7
+    # The tentacles answer by its name, the OSM id beside it.
+    wait_until(page, "document.getElementById('questions').innerText.includes('Päivälehden museo')")
+    assert (
+        "Päivälehden museo (node/1221210297)" in page.locator("#questions li").nth(3).inner_text()
+    )
 
     # Hide the last question and show it again: the map follows.
     last = page.locator("#questions li").nth(6)
@@ -347,7 +422,9 @@ def test_a_share_link_opens_the_game(browser_page, server):
     page.goto(f"{server}?hzc={code}")
     wait_until(page, "window.sg && window.sg.ready", timeout=30000)
     wait_until(page, "!document.getElementById('game-error').hidden", timeout=30000)
-    assert "give OSM data that covers it" in page.inner_text("#game-error")
+    # The server's advice in the page's words: tick the data, on the page.
+    message = page.inner_text("#game-error")
+    assert "tick OSM data that covers the play area" in message and "--" not in message
     before = page.evaluate("sg.gameRendered || 0")
     page.check(".src-game[value='helsinki-centre.osm.pbf']")
     wait_until(page, f"(sg.gameRendered || 0) > {before}", timeout=30000)

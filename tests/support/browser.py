@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import functools
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -35,3 +42,46 @@ def sync_playwright_or_fail():
         # never a silent skip.
         pytest.fail(f"browser tests cannot run: {reason}")
     return sync_playwright
+
+
+# A 1×1 transparent PNG: what the tile server "answers" (no network in tests).
+EMPTY_PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+)
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serving_folder(folder: Path) -> Iterator[str]:
+    """A folder served over HTTP on 127.0.0.1 while the block runs; yields its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def keep_offline(context, blocked: list[str]) -> None:
+    """Route a browser context's requests: 127.0.0.1 passes, map tiles get an empty PNG,
+    anything else is aborted and its URL added to ``blocked``."""
+
+    def route(r) -> None:
+        host = urlsplit(r.request.url).hostname
+        if host == "127.0.0.1":
+            r.continue_()
+        elif host == "tile.openstreetmap.org":
+            r.fulfill(status=200, content_type="image/png", body=EMPTY_PNG)
+        else:
+            blocked.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)

@@ -3,7 +3,9 @@
 "use strict";
 
 const STORE = "stations-generator/serve/v1";
-const sg = (window.sg = { errors: [], seq: 0, shown: 0, config: null, result: null, game: null });
+const sg = Object.assign((window.sg = window.sg || {}), { errors: [], seq: 0, shown: 0, config: null, result: null, game: null });
+// A phone, upright or sideways: the same query as app.css and sheet.js.
+const PHONE = window.matchMedia("(max-width: 700px), (max-height: 500px)").matches;
 
 function $(id) { return document.getElementById(id); }
 function el(tag, attrs, ...children) {
@@ -30,8 +32,17 @@ async function api(path, body) {
 
 function showError(box, message) {
   const e = $(box);
-  e.textContent = message ? "error: " + message : "";
+  e.textContent = message ? sg.words.pageMessage(message) : "";
   e.hidden = !message;
+  if (message && sg.sheet && sg.sheet.state() === "peek") sg.sheet.set("half"); // in sight
+}
+/** A message about the page in the current view's error box (location.js uses it). */
+sg.showMessage = (message) => showError(sg.view === "game" ? "game-error" : "error", message);
+
+/** Fit the map to `bounds`, leaving out what the bottom sheet covers on a phone. */
+function fit(bounds) {
+  const below = sg.sheet ? Math.min(sg.sheet.covered(), map.getSize().y * 0.6) : 0;
+  map.fitBounds(bounds, { paddingTopLeft: [10, 10], paddingBottomRight: [10, 10 + below] });
 }
 
 // ------------------------------------------------------------------------- the map
@@ -52,12 +63,14 @@ const gameLayers = {
   playArea: L.featureGroup(), remaining: L.featureGroup(), zones: L.featureGroup(),
   marks: L.featureGroup(), hider: L.featureGroup(),
 };
+sg.gameLayers = gameLayers;
 const control = L.control.layers(null, {
   "Stations (category pins)": stationLayers.stations,
   "Cluster rings": stationLayers.clusters,
   "Hiding zones": stationLayers.zones,
   "Rejected candidates": stationLayers.rejected,
-}, { collapsed: false, position: "bottomright" }).addTo(map);
+}, { collapsed: PHONE, position: PHONE ? "topright" : "bottomright" }).addTo(map);
+if (PHONE) map.attributionControl.setPosition("topright"); // not under the sheet
 for (const k of ["stations", "clusters", "zones"]) stationLayers[k].addTo(map);
 
 let drawRole = "area";
@@ -73,18 +86,23 @@ function addShape(layer, role) {
 
 map.on("pm:create", (e) => {
   if (drawRole === "area" && sg.loadedArea) setLoadedArea(null);
-  addShape(e.layer, drawRole);
-  map.removeLayer(e.layer);
+  addShape(e.layer, drawRole); // the layer stays on the map, now a member of `shapes`
   changed();
 });
 map.on("pm:remove", (e) => { shapes.removeLayer(e.layer); changed(); });
-map.on("pm:drawend", () => { $("draw-area").classList.remove("on"); $("draw-exclusion").classList.remove("on"); });
+map.on("pm:drawend", () => {
+  $("draw-area").classList.remove("on"); $("draw-exclusion").classList.remove("on");
+  map.doubleClickZoom.enable();
+});
 
 function startDraw(role) {
   drawRole = role;
   map.pm.disableGlobalEditMode(); map.pm.disableGlobalRemovalMode();
+  // Quick taps on corners are no double tap (Leaflet zooms on two taps within 200 ms).
+  map.doubleClickZoom.disable();
   map.pm.enableDraw("Polygon", { pathOptions: role === "area" ? AREA_STYLE : EXCL_STYLE, finishOn: null });
   $(role === "area" ? "draw-area" : "draw-exclusion").classList.add("on");
+  if (sg.sheet) sg.sheet.set("peek"); // the map in sight for the corners
 }
 $("draw-area").onclick = () => startDraw("area");
 $("draw-exclusion").onclick = () => startDraw("exclusion");
@@ -168,10 +186,13 @@ function settingInput(opt) {
   }
   input.addEventListener("change", changed);
   if (input.tagName === "INPUT" && input.type !== "checkbox") input.addEventListener("input", changed);
-  return el("div", { class: "setting" },
-    el("label", { for: id }, el("span", { class: "flag" }, opt.flag), " ", input,
+  // The player's label; the CLI option only as the tooltip (for who also uses the CLI).
+  const help = opt.page_help + (opt.default !== null && opt.kind !== "flag" ? ` Default: ${opt.default}.` : "");
+  return el("div", { class: "setting", title: `command line: ${opt.flag}` },
+    el("label", { for: id }, el("span", { class: "label" }, opt.label), " ", input,
+      opt.limits ? el("span", { class: "limits" }, opt.limits) : "",
       opt.name === "game_size" ? el("span", { id: "inferred-size", class: "help" }) : ""),
-    el("div", { class: "help" }, opt.help + (opt.default !== null && opt.kind !== "flag" ? ` [default: ${opt.default}]` : "")));
+    el("div", { class: "help" }, help));
 }
 
 function readSettings() {
@@ -208,9 +229,10 @@ function sourceChoices() {
   // The first extract by default: an extract that misses the area only adds a warning.
   sg.config.osm_files.forEach((n, i) => add(n, "osm", i === 0));
   for (const n of sg.config.water_files) add(n, "water", true);
-  box.append(el("p", { class: "help" }, "Tick the extracts that cover the play area (serve --osm / --water)."));
-  if (!sg.config.osm_files.length) box.append(el("p", { class: "help" },
-    sg.config.online ? "No --osm file: stations are fetched from Overpass (cached)." : "No --osm file and offline."));
+  box.append(el("p", { class: "help" }, "Tick the OSM extracts and water files that cover the play area."));
+  if (!sg.config.osm_files.length) box.append(el("p", { class: "help" }, sg.config.online
+    ? "This server has no OSM extract: places are looked up on OpenStreetMap online (kept once fetched)."
+    : "This server has no OSM extract and works offline: load a play area only where whoever runs it has data."));
 }
 function gameSourceChoices() {
   $("game-osm").replaceChildren(...sg.config.osm_files.map((n) => el("label", {},
@@ -263,7 +285,7 @@ function restore() {
   for (const c of document.querySelectorAll(".src-water")) c.checked = (state.water || []).includes(c.value);
   $("osm-relation").value = state.relation || "";
   $("place").value = state.place || "";
-  if (shapes.getLayers().length) map.fitBounds(shapes.getBounds());
+  if (shapes.getLayers().length) fit(shapes.getBounds());
   if (state.game) setGame(state.game.doc, state.game.name, state.game.hidden, false);
   if (state.view) showView(state.view);
   return true;
@@ -285,10 +307,12 @@ async function regenerate() {
     $("status").textContent = "Draw or load a play area.";
     for (const l of Object.values(stationLayers)) l.clearLayers();
     sg.result = null;
+    availability();
     return;
   }
   const seq = ++sg.seq;
-  const waiting = body.play_area && body.osm.length ? "Building the station map…" : "Fetching from OSM (this can take a while)…";
+  const local = (body.play_area || body.play_area_file) && body.osm.length;
+  const waiting = local ? "Building the station map…" : "Fetching from OpenStreetMap online (this can take a while)…";
   $("status").textContent = waiting;
   // Progress of a long Overpass / Nominatim fetch, polled while the request runs.
   body.progress_id = `p${Date.now().toString(36)}${seq}`;
@@ -327,12 +351,16 @@ function drawStationMap(data) {
   const area = fc.features.find((f) => f.properties && f.properties.role === "play_area");
   loadedLayer.clearLayers();
   if (area && !shapes.getLayers().some((l) => l.sgRole === "area")) loadedLayer.addData(area);
-  if (sg.fitLoaded && loadedLayer.getLayers().length) { map.fitBounds(loadedLayer.getBounds()); sg.fitLoaded = false; }
+  if (sg.fitLoaded && loadedLayer.getLayers().length) { fit(loadedLayer.getBounds()); sg.fitLoaded = false; }
+  const named = sg.words.namedPlaces(data);
+  sg.stationNames = {};
   for (const f of fc.features) {
     if (f.geometry.type !== "Point") continue;
     const p = f.properties, ll = [f.geometry.coordinates[1], f.geometry.coordinates[0]];
+    const name = sg.words.placeName(p, { lat: ll[0], lng: ll[1] }, named);
+    sg.stationNames[p.id] = name.text;
     L.circleMarker(ll, { radius: 6, color: "#222", weight: 1, fillColor: colour(p.category), fillOpacity: 0.95 })
-      .bindPopup(`<b>${escapeHtml(p.name)}</b><br>${escapeHtml(p.category)}, cluster ${escapeHtml(p.cluster_id)}<br>wait ${escapeHtml(p.wait_min)}–${escapeHtml(p.wait_max)} min (${escapeHtml(p.density_tier)})`)
+      .bindPopup(`<b>${escapeHtml(name.text)}</b> <span class="osm-id">${escapeHtml(name.id)}</span><br>${escapeHtml(sg.words.category(p.category))}, cluster ${escapeHtml(p.cluster_id)}<br>wait ${escapeHtml(p.wait_min)}–${escapeHtml(p.wait_max)} min (${escapeHtml(p.density_tier)})`)
       .addTo(stationLayers.stations);
     L.circle(ll, { radius: data.hiding_radius_m, color: colour(p.category), weight: 1, fillOpacity: 0.08, interactive: false })
       .addTo(stationLayers.zones);
@@ -344,12 +372,13 @@ function drawStationMap(data) {
   }
   for (const [lon, lat, name, reason] of data.rejected_candidates) {
     L.circleMarker([lat, lon], { radius: 3, color: "#999", weight: 1, fillOpacity: 0.6 })
-      .bindPopup(`${escapeHtml(name)}: rejected (${escapeHtml(reason)})`)
+      .bindPopup(`${escapeHtml(name || "unnamed place")}: left out (${escapeHtml(reason)})`)
       .addTo(stationLayers.rejected);
   }
-  $("status").textContent = data.summary.join("\n") + (data.warnings.length ? "\nwarning: " + data.warnings.join("\nwarning: ") : "");
+  $("status").textContent = sg.words.pageMessage(data.summary.join("\n") + (data.warnings.length ? "\nwarning: " + data.warnings.join("\nwarning: ") : ""));
   $("inferred-size").textContent = ` ${data.game_size_inferred ? "inferred" : "given"}: ${data.game_size}`;
-  if (!shapes.getLayers().length && fc.features.length) map.fitBounds(stationLayers.stations.getBounds());
+  if (!shapes.getLayers().length && fc.features.length) fit(stationLayers.stations.getBounds());
+  availability();
   sg.rendered = (sg.rendered || 0) + 1;
 }
 
@@ -368,12 +397,27 @@ async function download(path, body, name) {
 
 function downloadButtons() {
   for (const name of sg.config.downloads) {
-    $("downloads").append(el("button", { id: "dl-" + name.replace(".", "-"), on: { click: async () => {
-      try { await download("api/stationmap/file/" + name, sg.resultBody || requestBody(), name); showError("error", null); }
+    $("downloads").append(el("button", { id: "dl-" + name.replace(".", "-"), class: "download", disabled: true, on: { click: async () => {
+      if (!sg.result) return;
+      try { await download("api/stationmap/file/" + name, sg.resultBody, name); showError("error", null); }
       catch (e) { showError("error", e.message); }
     } } }, name));
   }
 }
+
+/** Enable what can run now; say why the rest cannot (no raw errors, nothing silent). */
+function availability() {
+  const map_ = !!sg.result, game = !!sg.game;
+  const mapWhy = map_ ? "" : "The downloads come with a station map: draw or load a play area first.";
+  for (const b of document.querySelectorAll("#downloads button")) { b.disabled = !map_; b.title = mapWhy; }
+  $("downloads-why").textContent = mapWhy;
+  $("game-from-map").disabled = !map_;
+  $("game-from-map-why").textContent = map_ ? "" : "Build a station map first (Station map view), or load a game below.";
+  const gameWhy = game ? "" : "Start or load a game first: there is nothing to download or share yet.";
+  for (const id of ["export-game", "share-link"]) { $(id).disabled = !game; $(id).title = gameWhy; }
+  $("export-why").textContent = gameWhy;
+}
+sg.availability = availability;
 
 $("reset-settings").onclick = () => { writeSettings({}); changed(); };
 $("osm-relation").addEventListener("change", changed);
@@ -413,10 +457,11 @@ function setGame(doc, name, hidden, refresh = true) {
   if (ours) sg.game.hidden = (doc.questions || []).map((_q, i) => !!(hidden || [])[i]);
   $("add-question").hidden = !ours;
   $("game-info").textContent = ours ? `${name}: ${doc.questions.length} questions` :
-    `${name}: a taibeled game, applied as it is (editing questions needs a GAME.json); tick its OSM data below`;
+    `${name}: a game from the taibeled app, shown as it is (to edit its questions, start a game here); tick its OSM data below`;
   if (!ours) $("game-sources").open = true;
   $("replay").value = $("replay").max = ours ? doc.questions.length : 0;
   if (refresh) { save(); applyGame(); }
+  availability();
 }
 sg.setGame = setGame;
 
@@ -459,10 +504,14 @@ function drawGame(data) {
   gameLayers.playArea.clearLayers(); gameLayers.remaining.clearLayers(); gameLayers.zones.clearLayers();
   if (data.play_area) L.geoJSON(data.play_area, { style: { color: "#37474f", weight: 2, fill: false } }).addTo(gameLayers.playArea);
   const zones = JSON.parse(data.files["zones.geojson"]);
+  const named = zones.features.filter((f) => f.properties.name)
+    .map((f) => ({ name: f.properties.name, lat: f.geometry.coordinates[1], lng: f.geometry.coordinates[0] }));
   for (const f of zones.features) {
     const p = f.properties, c = f.geometry.coordinates;
+    const name = sg.words.placeName({ ...p, name: p.name || (sg.stationNames || {})[p.id] || "", category: p.category || "stop" }, { lat: c[1], lng: c[0] }, named);
+    p.shownName = name.text;
     L.circle([c[1], c[0]], { radius: p.radius_m, color: p.possible ? "#1b5e20" : "#9e9e9e", weight: 1, fillOpacity: p.possible ? 0.12 : 0.03 })
-      .bindTooltip(escapeHtml(p.name || p.id)) // Leaflet shows a string as HTML
+      .bindTooltip(`${escapeHtml(name.text)} <span class="osm-id">${escapeHtml(name.id)}</span>`) // Leaflet shows a string as HTML
       .on("click", (ev) => { L.DomEvent.stopPropagation(ev); gameClick(ev.latlng, p); })
       .addTo(gameLayers.zones);
   }
@@ -474,9 +523,10 @@ function drawGame(data) {
       .addTo(gameLayers.remaining);
   }
   gameLayers.remaining.bringToFront && gameLayers.remaining.bringToFront();
-  $("game-status").textContent = data.summary.join("\n") + (data.warnings.length ? "\nwarning: " + data.warnings.join("\nwarning: ") : "");
+  $("game-status").textContent = sg.words.pageMessage(data.summary.join("\n") + (data.warnings.length ? "\nwarning: " + data.warnings.join("\nwarning: ") : ""));
   sg.game.labels = data.labels;
   renderQuestions();
+  nameAnswers(data, zones);
   const ledger = $("ledger");
   ledger.replaceChildren();
   let draw = 0, pick = 0;
@@ -485,7 +535,7 @@ function drawGame(data) {
     ledger.append(el("tr", {}, el("td", {}, `${i + 1}. ${e.label}${e.times_asked > 1 ? ` (asked ${e.times_asked}×)` : ""}`), el("td", {}, `draw ${e.draw}, pick ${e.pick}`)));
   });
   ledger.append(el("tr", {}, el("td", {}, el("b", {}, "Total")), el("td", {}, `draw ${draw}, pick ${pick}`)));
-  if (!sg.game.fitted && gameLayers.playArea.getLayers().length) { map.fitBounds(gameLayers.playArea.getBounds()); sg.game.fitted = true; }
+  if (!sg.game.fitted && gameLayers.playArea.getLayers().length) { fit(gameLayers.playArea.getBounds()); sg.game.fitted = true; }
   sg.gameRendered = (sg.gameRendered || 0) + 1;
 }
 
@@ -504,13 +554,38 @@ function renderQuestions() {
       [g.hidden[i], g.hidden[j]] = [g.hidden[j], g.hidden[i]];
       gameChanged();
     };
-    list.append(el("li", { class: g.hidden[i] ? "hidden-q" : "" }, `${label}: ${q.answer} `,
+    list.append(el("li", { class: g.hidden[i] ? "hidden-q" : "" }, `${label}: ${sg.words.answerText(q, g.answerNames)} `,
       el("button", { title: "Earlier", on: { click: move(-1) } }, "↑"),
       el("button", { title: "Later", on: { click: move(1) } }, "↓"),
       el("button", { title: "Hide / show", class: "q-hide", on: { click: () => { g.hidden[i] = !g.hidden[i]; gameChanged(); } } }, g.hidden[i] ? "show" : "hide"),
       el("button", { title: "Edit the answer", on: { click: () => editQuestion(i) } }, "edit"),
       el("button", { title: "Delete", class: "q-delete", on: { click: () => { g.doc.questions.splice(i, 1); g.hidden.splice(i, 1); gameChanged(); } } }, "✕")));
   });
+}
+
+/** Names of the places some recorded answers give as OSM ids (tentacles): the server's
+    words for the recorded answers, asked once per set of answers. */
+async function nameAnswers(data, zones) {
+  const g = sg.game;
+  if (!g.ours) return;
+  const ids = g.doc.questions.filter((q, i) => !g.hidden[i] && typeof q.answer === "string" && sg.words.OSM_ID.test(q.answer));
+  if (!ids.length || ids.every((q) => (g.answerNames || {})[q.answer])) return;
+  // Any point of the game map answers (every recorded answer comes back in words).
+  const inside = zones.features.find((f) => f.properties.possible) || zones.features[0];
+  if (!inside) return;
+  const [lon, lat] = inside.geometry.coordinates;
+  try {
+    const rows = await (await api("api/game/answer", { game: gameForRequest(), name: g.name, hider: `${lat},${lon}`, ...gameExtras() })).json();
+    const visible = g.doc.questions.filter((_q, i) => !g.hidden[i]);
+    g.answerNames = g.answerNames || {};
+    rows.forEach((row, k) => {
+      const q = visible[k];
+      if (q && typeof q.answer === "string" && sg.words.OSM_ID.test(q.answer) && row.recorded) {
+        g.answerNames[q.answer] = row.recorded.replace(/^nearest /, "");
+      }
+    });
+    if (g === sg.game) renderQuestions();
+  } catch (_e) { /* the ids stay; nothing is wrong with the game */ }
 }
 
 function editQuestion(i) {
@@ -536,7 +611,7 @@ $("replay").oninput = () => {
 };
 
 $("game-from-map").onclick = () => {
-  if (!sg.result) { showError("game-error", "build a station map first (Station map view)"); return; }
+  if (!sg.result) return;
   const body = sg.resultBody;
   const doc = {
     format: "stations-generator-game/1", rules: "official", game_size: sg.result.game_size,
@@ -561,7 +636,7 @@ $("load-game").onchange = async (ev) => {
 $("load-pasted").onclick = () => loadGameText($("paste-game").value, "pasted game");
 
 // Adding a question: the type's fields, then clicks on the map.
-let clicks = [];
+let clicks = [], thermo = null;
 function questionForm() {
   const type = $("q-type").value;
   const subjects = type === "matching" ? ["zone", "zone-letter", "station-letter", "station-length", "transit-line", ...sg.config.subjects]
@@ -576,10 +651,17 @@ function questionForm() {
   $("q-answer-text").hidden = !!answers.length;
   $("q-answer").replaceChildren(...answers.map((a) => el("option", { value: a }, a)));
   subjectChanged();
+  clearMarks();
+  $("q-where").textContent = type === "thermometer"
+    ? "Tap the map (or use your location): the start, then the end. Or drag the orange handle: it keeps to the thermometer distances of the game."
+    : "Tap the map, or use your location: the seeker's position.";
+}
+function clearMarks() {
   clicks = [];
   gameLayers.marks.clearLayers();
-  $("q-where").textContent = type === "thermometer" ? "Click the map: the start, then the end." : "Click the map: the seeker's position.";
+  thermo = null;
   $("q-add").disabled = true;
+  $("q-here").textContent = "Use my location";
 }
 function subjectChanged() {
   $("q-level-row").hidden = !($("q-type").value === "matching" && /^zone/.test($("q-subject").value));
@@ -589,18 +671,36 @@ $("q-subject").onchange = subjectChanged;
 
 const ll = (p) => ({ lat: Number(p.lat.toFixed(6)), lon: Number(p.lng.toFixed(6)) });
 map.on("click", (ev) => gameClick(ev.latlng, null));
-function gameClick(latlng, zone) {
+function gameClick(latlng, zone, mode = $("click-mode").value) {
   if (sg.view !== "game" || !sg.game) return;
-  const mode = $("click-mode").value;
   if (mode === "hider") { hiderAt(latlng); return; }
-  if (mode === "zone") { if (zone) checkZone(zone.id, zone.name); return; }
+  if (mode === "zone") { if (zone) checkZone(zone.id, zone.shownName || zone.name); return; }
   if (!sg.game.ours) return;
-  const need = $("q-type").value === "thermometer" ? 2 : 1;
-  if (clicks.length >= need) { clicks = []; gameLayers.marks.clearLayers(); }
-  clicks.push(latlng);
-  L.circleMarker(latlng, { radius: 5, color: "#e65100", interactive: false }).addTo(gameLayers.marks);
+  const thermometer = $("q-type").value === "thermometer", need = thermometer ? 2 : 1;
+  if (clicks.length >= need) clearMarks();
+  clicks.push(L.latLng(latlng));
+  if (thermometer && clicks.length === 1) { thermometerHandle(clicks[0]); return "start"; }
+  if (thermometer) { gameLayers.marks.clearLayers(); thermo = null; }
+  for (const c of clicks) L.circleMarker(c, { radius: 6, color: "#e65100", interactive: false }).addTo(gameLayers.marks);
+  if (thermometer) L.polyline(clicks, { color: "#e65100", weight: 3, interactive: false }).addTo(gameLayers.marks);
   $("q-add").disabled = clicks.length < need;
+  $("q-here").textContent = "Use my location";
+  return thermometer ? "end" : "seeker's position";
 }
+sg.gameClick = gameClick;
+
+// A thermometer set by dragging (thermometer.js): its end at a legal distance of the game size.
+function thermometerHandle(start) {
+  const size = (sg.gameResult && sg.gameResult.game_size) || (sg.game.doc && sg.game.doc.game_size) || "S";
+  thermo = sg.dragThermometer(start, gameLayers.marks, size, (end, distance) => {
+    clicks = [start, end];
+    $("q-distance").value = distance;
+    $("q-add").disabled = false;
+  });
+  $("q-here").textContent = "Use my location (the end)";
+  if (sg.sheet) sg.sheet.set("peek"); // the handle in sight
+}
+sg.thermometer = () => thermo && thermo.state();
 
 $("q-add").onclick = () => {
   const type = $("q-type").value;
@@ -614,7 +714,7 @@ $("q-add").onclick = () => {
   q.answer = ANSWERS[type].length ? $("q-answer").value : $("q-answer-text").value.trim() || "not within";
   sg.game.doc.questions.push(q);
   sg.game.hidden.push(false);
-  clicks = []; gameLayers.marks.clearLayers(); $("q-add").disabled = true;
+  clearMarks();
   gameChanged();
 };
 
@@ -624,6 +724,7 @@ async function hiderAt(latlng) {
   const hider = `${latlng.lat.toFixed(6)},${latlng.lng.toFixed(6)}`;
   sg.hiderPosition = hider;
   $("hider-where").textContent = `The hider at ${hider} answers:`;
+  $("hider-confirm").hidden = true;
   try {
     const res = await api("api/game/answer", { game: gameForRequest(), name: sg.game.name, hider, ...gameExtras() });
     const rows = await res.json();
@@ -649,11 +750,13 @@ async function checkZone(id, name) {
 sg.checkZone = checkZone;
 
 $("export-game").onclick = () => {
+  if (!sg.game) return;
   const text = sg.game.ours ? JSON.stringify(gameForRequest(), null, 2) + "\n" : (typeof sg.game.doc === "string" ? sg.game.doc : JSON.stringify(sg.game.doc, null, 2));
   const a = el("a", { href: URL.createObjectURL(new Blob([text], { type: "application/json" })), download: sg.game.ours ? "game.json" : sg.game.name });
   document.body.append(a); a.click(); a.remove();
 };
 $("share-link").onclick = async () => {
+  if (!sg.game) return;
   try {
     const res = await api("api/game/share", { game: gameForRequest(), name: sg.game.name, ...gameExtras() });
     const r = await res.json();
@@ -675,6 +778,7 @@ window.addEventListener("unhandledrejection", (e) => sg.errors.push(String(e.rea
   gameSourceChoices();
   $("settings").replaceChildren(...sg.config.options.map(settingInput));
   downloadButtons();
+  availability();
   questionForm();
   const restored = restore();
   const params = new URLSearchParams(location.search);
