@@ -11,6 +11,19 @@ densified geodesically every 5 m to pass 10 000 vertices (the shape is real, the
 vertex count is what costs).
 
     python bench/bench_questions.py
+
+``--kinds`` times how long each question of a game takes to apply (built from its
+game-file entry on loaded OSM data, then :meth:`Game.eliminate` with it alone, as the
+server does on each request): every question of the oracle's cases
+(``tests/support/oracle_cases.py``: the bundled extracts, a 330 km mosaic, 69-70° N,
+across ±180°), and a border drawn with long straight segments — the 49th parallel
+(the US-Canada border from the Strait of Georgia to the Lake of the Woods) given as a
+custom measuring line with a node every 2.5° (183 km geodesic segments), measured on
+a 590 × 333 km play area north of it and on the same shapes moved across ±180°.
+``--base DIR`` runs the same in another copy of the code (``git archive HEAD | tar
+-x -C DIR``) in the same run and prints the ratios (median of ``--runs``, alternating):
+
+    cd /tmp && python /path/to/repo/bench/bench_questions.py --kinds --base /tmp/q_base
 """
 
 from __future__ import annotations
@@ -207,7 +220,152 @@ def long_line() -> None:
     )
 
 
+# --- every question kind, one by one (``--kinds``) ----------------------------------------
+
+# The 49th parallel from the Strait of Georgia (123.32° W) to the Lake of the Woods
+# (95.15° W), a node every 2.5°; the play area 8.5° × 3° (590 × 333 km) north of it.
+PARALLEL_LAT = 49.0
+LONG_AREA = (-101.25, 50.0, -92.75, 53.0)
+LONG_SEEKERS = ((-97.0, 52.9), (-97.0, 50.2))
+SHIFT_180 = 277.0  # the same shapes moved so the play area straddles ±180°
+
+
+def _parallel_lons() -> list[float]:
+    """The border's nodes: its two ends and every 2.5° between them."""
+    lons = [-123.32]
+    lon = -122.5
+    while lon < -95.15:
+        lons.append(lon)
+        lon += 2.5
+    return [*lons, -95.15]
+
+
+def _long_cases(shift: float) -> list[tuple[str, object, object]]:
+    """(label, play area, build): measuring to the long-segment border, a custom measure
+    (as a taibeled custom-measure question is built), moved east by ``shift`` degrees."""
+    from shapely.geometry import LineString, box
+
+    from stations_generator.core.geo.antimeridian import wrap_lon
+    from stations_generator.core.geo.shapes import AzimuthalFrame
+    from stations_generator.core.questions.geometry import MeasuringQuestion
+
+    area = box(LONG_AREA[0] + shift, LONG_AREA[1], LONG_AREA[2] + shift, LONG_AREA[3])
+    centre = (area.bounds[0] + area.bounds[2]) / 2
+    line = LineString([(wrap_lon(x + shift, centre), PARALLEL_LAT) for x in _parallel_lons()])
+    frame = AzimuthalFrame.around(area)
+    out = []
+    for lon, lat in LONG_SEEKERS:
+        seeker = (wrap_lon(lon + shift, centre), lat)
+        hider = (wrap_lon(-96.0 + shift, centre), 51.0)
+        probe = MeasuringQuestion(seeker, "border", (line,), frame)
+        answer = probe.answer_for(*hider)
+
+        def build(seeker=seeker, answer=answer):
+            return MeasuringQuestion(seeker, "border", (line,), frame, answer)
+
+        where = "across 180°" if shift else "590 × 333 km"
+        out.append(
+            (
+                f"long-segment border, {where}, seeker {probe.seeker_distance() / 1000:.0f} km",
+                area,
+                build,
+            )
+        )
+    return out
+
+
+def _oracle_cases(folder: Path) -> list[tuple[str, object, object]]:
+    """(label, play area, build) for every question of the oracle's cases."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support import oracle_cases as oc
+
+    from stations_generator.core.questions.geometry import NOT_WITHIN
+    from stations_generator.formats.gamefile import question_from_dict
+
+    words = {
+        "radius": ("within", "not within"),
+        "thermometer": ("hotter", "colder"),
+        "matching": ("same", "different"),
+        "measuring": ("closer", "further"),
+    }
+    out = []
+    for case in oc.CASES:
+        b = oc.build(case, folder)
+        hider = oc._w(b, {"lon": case.hider[0], "lat": case.hider[1]})
+        for k, (raw, q) in enumerate(b.questions, 1):
+            a = q.answer_for(*hider)
+            if raw["type"] == "tentacles":
+                text = NOT_WITHIN if a == NOT_WITHIN else a
+            else:
+                text = words[raw["type"]][0 if a else 1]
+            entry = {**raw, "answer": text}
+
+            def build(entry=entry, b=b, k=k):
+                return question_from_dict(entry, b.context, [], f"question {k}")
+
+            out.append((f"{case.name}: {q.label()}", b.area, build))
+    return out
+
+
+def kinds_worker() -> None:
+    """Print {label: seconds} for every question (run under the code tree timed)."""
+    from stations_generator.core.questions.game import Game
+    from stations_generator.core.questions.rules import rule_set
+
+    rules = rule_set("official")
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = _oracle_cases(Path(tmp)) + _long_cases(0.0) + _long_cases(SHIFT_180)
+        times = {}
+        for label, area, build in cases:
+            start = time.perf_counter()
+            q = build()
+            Game(area, rules, "L", [], [q]).eliminate()
+            times[label] = time.perf_counter() - start
+    print(json.dumps(times))
+
+
+def kinds(base: str | None, runs: int) -> None:
+    """Each question's time to apply, with the ratio to ``base``'s code if given."""
+    import os
+
+    trees = {"now": str(ROOT)} | ({"base": base} if base else {})
+    got: dict[str, list[dict]] = {name: [] for name in trees}
+    for _ in range(runs):
+        for name, tree in trees.items():
+            env = dict(os.environ, PYTHONPATH=tree)
+            out = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), "--kinds-worker"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=tempfile.gettempdir(),
+            ).stdout
+            got[name].append(json.loads(out.strip().splitlines()[-1]))
+    med = {n: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for n, rs in got.items()}
+    head = "| question | now (s) |" + (" base (s) | base / now |" if base else "")
+    print(head)
+    print("| --- | ---: |" + (" ---: | ---: |" if base else ""))
+    for label, t in med["now"].items():
+        row = f"| {label} | {t:.3f} |"
+        if base:
+            b = med["base"][label]
+            row += f" {b:.3f} | {b / t:.1f} |"
+        print(row)
+    worst = max(med["now"].values())
+    print(f"\nslowest now: {worst:.2f} s (median of {runs} runs)")
+
+
 if __name__ == "__main__":
+    if "--kinds-worker" in sys.argv:
+        kinds_worker()
+        sys.exit(0)
+    if "--kinds" in sys.argv:
+        args = sys.argv[1:]
+        base = args[args.index("--base") + 1] if "--base" in args else None
+        runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 3
+        kinds(base, runs)
+        sys.exit(0)
     sizes = [int(a) for a in sys.argv[1:]] or [500, 5000, 50000]
     for n in sizes:
         with tempfile.TemporaryDirectory() as tmp:

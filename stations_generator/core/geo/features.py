@@ -14,6 +14,12 @@ WGS84, whatever the size of the area:
    under 0.1 mm in a few steps (the ellipsoid changes each step by ~0.3 %);
 3. the smallest of those geodesic distances is the answer.
 
+Long segments (a border drawn with a node every 2.5°: 180 km) are indexed as short
+pieces of themselves, so the tree's candidates stay tight, but measured whole, as
+spans of up to 250 km: a far point has hundreds of candidate pieces on one segment
+(the frame bound widens with the distance), and one foot on the span is the nearest
+of all of them. ``tests/core/geo/test_long_segments.py`` counts the feet.
+
 The frame bound used for step 1: azimuthal equidistant scale is 1 along radii and
 ``(ρ/R)/sin(ρ/R) ≈ 1 + ρ²/6R²`` across them, so a frame distance is never shorter
 than the geodesic and at most ``ρ²/6R²`` (×1.5 for the ellipsoid) longer, ρ the
@@ -57,8 +63,21 @@ def frame_bow_m(segment_m: float, rho_m) -> np.ndarray:
     return segment_m * segment_m * (rho + segment_m) / (4.0 * EARTH_RADIUS_M**2) + 1e-3
 
 
-def foot_on_segments(plon, plat, alon, alat, blon, blat):
+def foot_on_segments(
+    plon,
+    plat,
+    alon,
+    alat,
+    blon,
+    blat,
+    az_ab: np.ndarray | None = None,
+    length: np.ndarray | None = None,
+):
     """Nearest points on geodesic segments A→B to points P (arrays, pairwise).
+
+    ``az_ab`` and ``length`` (the segments' azimuths at A and lengths, from
+    ``GEOD.inv(A, B)``) may be given when known. The nearest point is found to
+    ``_FOOT_TOLERANCE_M`` along the segment (its distance, at a minimum, to far less).
 
     Returns
     -------
@@ -69,53 +88,76 @@ def foot_on_segments(plon, plat, alon, alat, blon, blat):
     plon, plat, alon, alat, blon, blat = (
         np.asarray(v, float) for v in (plon, plat, alon, alat, blon, blat)
     )
-    az_ab, _, length = GEOD.inv(alon, alat, blon, blat)
+    if az_ab is None or length is None:
+        az_ab, _, length = GEOD.inv(alon, alat, blon, blat)
+    az_ab, length = np.asarray(az_ab, float), np.asarray(length, float)
     az_ap, _, d_ap = GEOD.inv(alon, alat, plon, plat)
     delta = np.asarray(d_ap) / EARTH_RADIUS_M
-    turn = np.radians(np.asarray(az_ap) - np.asarray(az_ab))
+    turn = np.radians(np.asarray(az_ap) - az_ab)
     s = np.clip(
         EARTH_RADIUS_M * np.arctan2(np.sin(delta) * np.cos(turn), np.cos(delta)), 0.0, length
     )
+    dist, flon, flat = (np.full(len(s), np.nan) for _ in range(3))
     todo = np.arange(len(s))
     for _ in range(_FOOT_ITERATIONS):
         if len(todo) == 0:
             break
         xlon, xlat, back = GEOD.fwd(alon[todo], alat[todo], az_ab[todo], s[todo])
         az_xp, _, d_xp = GEOD.inv(xlon, xlat, plon[todo], plat[todo])
+        dist[todo], flon[todo], flat[todo] = d_xp, xlon, xlat
         d_xp = np.asarray(d_xp) / EARTH_RADIUS_M
         turn = np.radians(np.asarray(az_xp) - (np.asarray(back) + 180.0))
         step = EARTH_RADIUS_M * np.arctan2(np.sin(d_xp) * np.cos(turn), np.cos(d_xp))
         new = np.clip(s[todo] + step, 0.0, length[todo])
         moved = np.abs(new - s[todo])
         s[todo] = new
+        # A point that moves less than the tolerance keeps the foot just measured.
         todo = todo[moved > _FOOT_TOLERANCE_M]
-    flon, flat, _ = GEOD.fwd(alon, alat, az_ab, s)
-    _, _, dist = GEOD.inv(plon, plat, flon, flat)
-    return np.asarray(dist), np.asarray(flon), np.asarray(flat)
+    if len(todo):  # (not converged in _FOOT_ITERATIONS: where the last step led)
+        flon[todo], flat[todo], _ = GEOD.fwd(alon[todo], alat[todo], az_ab[todo], s[todo])
+        dist[todo] = GEOD.inv(plon[todo], plat[todo], flon[todo], flat[todo])[2]
+    return dist, flon, flat
 
 
-_PIECE_M = 200.0  # longer segments are indexed as geodesic pieces of at most this length
+# Longer segments are indexed as geodesic pieces of at most _PIECE_M: the straight frame
+# image of a piece bows from the geodesic by under 1 cm up to 1,000 km from the frame's
+# centre (frame_bow_m), so the STRtree's candidates stay tight. Exact distances are
+# taken to whole spans of at most _SPAN_M (the foot iteration converges along a
+# geodesic of that length in a few steps; test_foot_on_a_long_geodesic_segment_is_exact
+# checks 400 km): one foot per span and point, however many of its pieces are candidates.
+_PIECE_M = 1_000.0
+_SPAN_M = 250_000.0
 
 
-def _split_long(seg: np.ndarray) -> np.ndarray:
-    """Segments longer than _PIECE_M cut into equal geodesic pieces (the same geodesic)."""
-    _, _, length = GEOD.inv(seg[:, 0], seg[:, 1], seg[:, 2], seg[:, 3])
-    length = np.asarray(length)
-    long_ = np.flatnonzero(length > _PIECE_M)
-    if len(long_) == 0:
-        return seg
-    pieces = [seg[length <= _PIECE_M]]
-    for i in long_:
-        k = int(math.ceil(length[i] / _PIECE_M))
+def _split(seg: np.ndarray, length: np.ndarray, most_m: float) -> tuple[np.ndarray, np.ndarray]:
+    """Segments (of geodesic ``length``) longer than ``most_m`` cut into equal geodesic
+    pieces (the same geodesic).
+
+    Returns the pieces, in the order of the segments they come from, and the index of
+    each piece's segment.
+    """
+    count = np.maximum(np.ceil(length / most_m), 1).astype(int)
+    owner = np.repeat(np.arange(len(seg)), count)
+    if (count == 1).all():
+        return seg, owner
+    pieces = [seg[count == 1]]
+    owners = [np.flatnonzero(count == 1)]
+    for i in np.flatnonzero(count > 1):
+        k = int(count[i])
         inner = GEOD.npts(seg[i, 0], seg[i, 1], seg[i, 2], seg[i, 3], k - 1)
         pts = np.array([seg[i, :2], *inner, seg[i, 2:]])
         pts[:, 0] = seg[i, 0] + ((pts[:, 0] - seg[i, 0] + 180.0) % 360.0 - 180.0)
         pieces.append(np.hstack([pts[:-1], pts[1:]]))
-    return np.vstack(pieces)
+        owners.append(np.full(k, i))
+    order = np.argsort(np.concatenate(owners), kind="stable")  # back in the segments' order
+    return np.vstack(pieces)[order], owner
 
 
-def _segments(geometries) -> np.ndarray:
-    """(n, 4) array of lon1, lat1, lon2, lat2 of every segment of lines and rings."""
+def _segments(geometries) -> tuple[np.ndarray, ...]:
+    """The spans and pieces of every segment of lines and rings, each (n, 4) lon1, lat1, lon2, lat2.
+
+    Returns (spans, their azimuths at the start, their lengths, pieces, span of each piece).
+    """
     out = []
     for g in geometries:
         for line in shapely.get_parts(shapely.boundary(g) if _is_polygonal(g) else g):
@@ -124,10 +166,15 @@ def _segments(geometries) -> np.ndarray:
                 if len(c) >= 2:
                     out.append(np.hstack([c[:-1], c[1:]]))
     if not out:
-        return np.zeros((0, 4))
+        return np.zeros((0, 4)), np.zeros(0), np.zeros(0), np.zeros((0, 4)), np.zeros(0, int)
     seg = np.vstack(out)
-    keep = (seg[:, 0] != seg[:, 2]) | (seg[:, 1] != seg[:, 3])
-    return _split_long(seg[keep])
+    spans = seg[(seg[:, 0] != seg[:, 2]) | (seg[:, 1] != seg[:, 3])]
+    az, _, length = (np.asarray(v, float) for v in GEOD.inv(*spans.T))
+    if (length > _SPAN_M).any():
+        spans, _ = _split(spans, length, _SPAN_M)
+        az, _, length = (np.asarray(v, float) for v in GEOD.inv(*spans.T))
+    pieces, owner = _split(spans, length, _PIECE_M)
+    return spans, az, length, pieces, owner
 
 
 def _planar_distance(px, py, seg: np.ndarray) -> np.ndarray:
@@ -165,7 +212,7 @@ class GeodesicFeatures:
         self.polygons = shapely.union_all(polys) if polys else None
         if self.polygons is not None:
             shapely.prepare(self.polygons)
-        self.segments = _segments(geometries)
+        self.spans, self.span_az, self.span_m, self.segments, self.span_of = _segments(geometries)
         x1, y1 = frame.project_xy(self.segments[:, 0], self.segments[:, 1])
         x2, y2 = frame.project_xy(self.segments[:, 2], self.segments[:, 3])
         self.xy = np.column_stack([x1, y1, x2, y2])
@@ -199,21 +246,32 @@ class GeodesicFeatures:
             return np.zeros(len(lon), bool)
         return shapely.intersects_xy(self.polygons, lon, lat)
 
-    def candidates(self, lon, lat):
+    def candidates(self, lon, lat, within: float | np.ndarray | None = None):
         """(point index, segment index) pairs that may hold each point's nearest segment.
 
         The STRtree over the segments in the frame gives each point's nearest segment
         (whose frame distance bounds the smallest, D₀), then every segment within the
-        candidates' reach of the point; pairs sorted by point, then segment.
+        candidates' reach of the point; pairs sorted by point, then segment. With
+        ``within`` (metres, geodesic; a number or one per point) D₀ is bounded from it
+        instead (``within·(1 + κ) + δ``, no nearest-segment search): the pairs then hold
+        the nearest segment of every point whose nearest feature is within that distance.
         """
         x, y = self.frame.project_xy(lon, lat)
         xy = np.column_stack([np.atleast_1d(x), np.atleast_1d(y)])
         points = shapely.points(xy)
-        # The nearest segment by GEOS, measured as the reach filter below measures.
-        pi, si = self.tree.query_nearest(points)
-        d0 = np.full(len(xy), np.inf)  # an upper bound of the smallest frame distance
-        np.minimum.at(d0, pi, _planar_distance(xy[pi, 0], xy[pi, 1], self.xy[si]))
-        rho = np.hypot(xy[:, 0], xy[:, 1]) + d0 + self.longest_m
+        centre_m = np.hypot(xy[:, 0], xy[:, 1])
+        if within is None:
+            # The nearest segment by GEOS, measured as the reach filter below measures.
+            pi, si = self.tree.query_nearest(points)
+            d0 = np.full(len(xy), np.inf)  # an upper bound of the smallest frame distance
+            np.minimum.at(d0, pi, _planar_distance(xy[pi, 0], xy[pi, 1], self.xy[si]))
+        else:
+            # A feature point within g (geodesic) is within g·(1 + κ) in the frame, and
+            # the chord of its piece within δ more.
+            g = np.broadcast_to(np.asarray(within, float), (len(xy),))
+            rho0 = centre_m + g + self.longest_m
+            d0 = g * (1.0 + frame_kappa(rho0)) + frame_bow_m(self.longest_m, rho0)
+        rho = centre_m + d0 + self.longest_m
         kappa, bow = frame_kappa(rho), frame_bow_m(self.longest_m, rho)
         reach = (d0 + bow) * (1.0 + kappa) + bow
         # A hair wider for GEOS's rounding; the filter decides (as numpy measures).
@@ -224,8 +282,50 @@ class GeodesicFeatures:
         order = np.lexsort((si, pi))
         return pi[order], si[order]
 
-    def nearest(self, lon, lat):
+    def _span_candidates(self, lon, lat, within: float | np.ndarray | None = None):
+        """(point index, span index) pairs: the spans holding a candidate piece, once each.
+
+        The nearest point of a span is at most as far as that of any of its pieces, and
+        no nearer than the nearest feature: measuring whole spans loses nothing.
+        """
+        pi, si = self.candidates(lon, lat, within)
+        if len(self.spans) == len(self.segments):  # (no span is cut: pieces are spans)
+            return pi, si
+        key = np.unique(pi * len(self.spans) + self.span_of[si])
+        return key // len(self.spans), key % len(self.spans)
+
+    def _nearest_on_lines(self, lon, lat, within: float | np.ndarray | None = None):
+        """(distance, foot lon, foot lat) to the nearest segment (inf, nan where none is found)."""
+        n = len(lon)
+        best = np.full(n, np.inf)
+        flon = np.full(n, np.nan)
+        flat = np.full(n, np.nan)
+        pi, si = self._span_candidates(lon, lat, within)
+        s = self.spans[si]
+        d, fx, fy = foot_on_segments(
+            lon[pi], lat[pi], *s.T, az_ab=self.span_az[si], length=self.span_m[si]
+        )
+        order = np.lexsort((d, pi))
+        first = np.ones(len(order), bool)
+        first[1:] = pi[order][1:] != pi[order][:-1]
+        win = order[first]
+        best[pi[win]] = d[win]
+        flon[pi[win]] = fx[win]
+        flat[pi[win]] = fy[win]
+        return best, flon, flat
+
+    def nearest(self, lon, lat, within: float | np.ndarray | None = None):
         """Exact distance (m) from each point to the nearest feature, and that nearest point.
+
+        Parameters
+        ----------
+        lon, lat : array-like
+            The points, in degrees.
+        within : float or array, optional
+            A hint: each point's distance is likely at most this (metres), e.g. its
+            distance to a known feature point. Candidates are then picked from it, with
+            no nearest-segment search; a point found farther is measured again without
+            it, so the answer is exact either way.
 
         Returns
         -------
@@ -239,16 +339,13 @@ class GeodesicFeatures:
         flon = np.full(n, np.nan)
         flat = np.full(n, np.nan)
         if len(self.segments) and n:
-            pi, si = self.candidates(lon, lat)
-            s = self.segments[si]
-            d, fx, fy = foot_on_segments(lon[pi], lat[pi], s[:, 0], s[:, 1], s[:, 2], s[:, 3])
-            order = np.lexsort((d, pi))
-            first = np.ones(len(order), bool)
-            first[1:] = pi[order][1:] != pi[order][:-1]
-            win = order[first]
-            best[pi[win]] = d[win]
-            flon[pi[win]] = fx[win]
-            flat[pi[win]] = fy[win]
+            best, flon, flat = self._nearest_on_lines(lon, lat, within)
+            if within is not None:
+                # The hint was wrong for these: the nearest segment may not have been a candidate.
+                again = np.flatnonzero(~(best <= np.broadcast_to(within, (n,))))
+                if len(again):
+                    got = self._nearest_on_lines(lon[again], lat[again])
+                    best[again], flon[again], flat[again] = got
         inside = self.inside(lon, lat)
         best[inside] = 0.0
         flon[inside] = lon[inside]
