@@ -220,8 +220,7 @@ def hunters_view(board: Board, rules: HouseRules, log: GameLog) -> list[Observat
         lines = by_turn.get(turn, [])
         reveal = _turn_reveal(board, turn, lines)
         obs = Observation(turn, reveal)
-        for _ in range(game.budget):
-            game.fugitive_action("WAIT")
+        game.hidden_turn()
         count = 0
         for line in (x for x in lines if x.side == "team"):
             count += 1
@@ -274,7 +273,7 @@ def _hunters_line(game: BoardGame, line: LogLine, slot: int, where: str, obs: Ob
             line.action,
             to,
             card=line.data.get("card"),
-            player=line.data.get("player", 1),
+            player=_named_player(line.data),
             pawn=line.data.get("pawn"),
             by=str(line.data.get("by", "move")),
         )
@@ -306,6 +305,14 @@ def _calls_index(board: Board, spec: CardSpec, answer: Any, where: str) -> int:
         raise InputError(
             f'{where}: a Calls line needs "answer": the {spec.reveals} it was told'
         ) from None
+
+
+def _named_player(data: dict[str, Any]) -> int | None:
+    """The ``"player"`` a log line names (1-based), or None when it names none."""
+    player = data.get("player")
+    if player is not None and (not isinstance(player, int) or isinstance(player, bool)):
+        raise RuleError(f"player is {player!r}, not 1–3")
+    return player
 
 
 def referee(board: Board, rules: HouseRules, log: GameLog) -> Refereed:
@@ -341,23 +348,19 @@ def referee(board: Board, rules: HouseRules, log: GameLog) -> Refereed:
                         raise RuleError(f"{line.action} goes to one square")
                     game.fugitive_action(line.action, to[0] if to else None)
                 else:
-                    player = line.data.get("player", 1)
-                    pawn = line.data.get("pawn")
-                    if not isinstance(player, int) or isinstance(player, bool):
-                        raise RuleError(f"player is {player!r}, not 1–3")
                     game.team_action(
                         line.action,
                         to,
                         card=line.data.get("card"),
-                        player=player,
-                        pawn=pawn,
+                        player=_named_player(line.data),
+                        pawn=line.data.get("pawn"),
                         by=str(line.data.get("by", "move")),
                     )
             except RuleError as exc:
                 raise IllegalAction(
                     f"turn {turn}, {label} {counts[line.side]}: {exc} (line {line.number})"
                 ) from None
-        if turn == final and game.slots < game.budget:
+        if turn == final and game.slots < game.budget and not game.trapped:
             return Refereed(game, results, turn)
         try:
             results.append(game.end_turn())

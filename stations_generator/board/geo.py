@@ -47,7 +47,7 @@ def board_geojson(board: Board) -> dict[str, Any]:
         }
         for key, names in (
             ("junction", board.junctions),
-            ("city", board.cities),
+            ("city", {x: board.cities[c] for x, c in board.city_of.items()}),
             ("airfield", board.airfields),
             ("start", starts),
         ):

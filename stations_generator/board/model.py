@@ -71,13 +71,41 @@ class Board:
     thresholds: dict[str, Any] = field(default_factory=dict)
     source: str = ""
     start_note: str | None = None
+    #: A city's node square → all its squares (its built-up area); absent: the node's only.
+    city_squares: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    #: Printed names: ``(square, text, kind)``, kind one of :data:`LABEL_KINDS`.
+    labels: list[tuple[int, str, str]] = field(default_factory=list)
 
     # ------------------------------------------------------------ derived terrain
+    @cached_property
+    def city_of(self) -> dict[int, int]:
+        """Every city square → the node square of its city (the key of :attr:`cities`)."""
+        out = {}
+        for centre in self.cities:
+            for s in self.city_squares.get(centre, (centre,)):
+                out[s] = centre
+        return out
+
+    @cached_property
+    def pt_targets(self) -> dict[int, tuple[int, ...]]:
+        """City square → the squares of the cities linked to its city by rail.
+
+        Public transport goes "from city to city": boarding on any square of a city,
+        getting off on any square of a linked one.
+        """
+        squares = {c: self.city_squares.get(c, (c,)) for c in self.cities}
+        out = {}
+        for s, centre in sorted(self.city_of.items()):
+            linked = self.rail_adj.get(centre, ())
+            if linked:
+                out[s] = tuple(sorted(x for c in linked for x in squares[c]))
+        return out
+
     @cached_property
     def protected(self) -> np.ndarray:
         """Squares always passable: junction, city, airfield and start squares."""
         out = np.zeros(self.grid.size, dtype=bool)
-        for s in (*self.junctions, *self.cities, *self.airfields, *(st[0] for st in self.starts)):
+        for s in (*self.junctions, *self.city_of, *self.airfields, *(st[0] for st in self.starts)):
             out[s] = True
         return out
 
@@ -182,7 +210,7 @@ class Board:
             return "forest"
         if s in self.junctions:
             return "junction"
-        if s in self.cities:
+        if s in self.city_of:
             return "city"
         if s in self.airfields:
             return "airfield"
@@ -201,7 +229,7 @@ class Board:
             ("forest", self.is_forest[s]),
             ("motorway", self.motorway[s]),
             ("junction", s in self.junctions),
-            ("city", s in self.cities),
+            ("city", s in self.city_of),
             ("airfield", s in self.airfields),
             ("builtup", self.is_builtup[s]),
             ("waterside", self.waterside[s]),
@@ -258,11 +286,19 @@ def board_to_json(board: Board) -> dict[str, Any]:
         "squares": squares,
         "junctions": [{"square": name(s), "names": n} for s, n in sorted(board.junctions.items())],
         "motorway": [[name(a), name(b)] for a, b in board.motorway_edges],
-        "cities": [{"square": name(s), "name": n} for s, n in sorted(board.cities.items())],
+        "cities": [
+            {
+                "square": name(s),
+                "name": n,
+                "squares": [name(x) for x in board.city_squares.get(s, (s,))],
+            }
+            for s, n in sorted(board.cities.items())
+        ],
         "airfields": [{"square": name(s), "name": n} for s, n in sorted(board.airfields.items())],
         "rail_links": [[name(a), name(b)] for a, b in board.rail_links],
         "starts": [{"square": name(s), "name": n, "kind": k} for s, n, k in board.starts],
         "start_note": board.start_note,
+        "labels": [{"square": name(s), "text": t, "kind": k} for s, t, k in board.labels],
     }
 
 
@@ -317,6 +353,7 @@ def board_from_json(data: Any) -> Board:
         )
     thresholds = _read_thresholds(data)
     cities = _read_named(data, g, "cities")
+    city_squares = _read_city_squares(data, g, cities)
     edges = _read_pairs(data, g, "motorway")
     for a, b in edges:
         _need(
@@ -353,6 +390,8 @@ def board_from_json(data: Any) -> Board:
         thresholds=thresholds,
         source=data.get("source", ""),
         start_note=data.get("start_note"),
+        city_squares=city_squares,
+        labels=_read_labels(data, g),
     )
     _check_derived(board, data["squares"])
     return board
@@ -542,6 +581,57 @@ def _read_starts(data: dict[str, Any], g: Grid) -> list[tuple[int, str, str]]:
     return starts
 
 
+def _read_city_squares(
+    data: dict[str, Any], g: Grid, cities: dict[int, str]
+) -> dict[int, tuple[int, ...]]:
+    """Each city's ``squares`` (optional; its node square first, no square in two cities)."""
+    out: dict[int, tuple[int, ...]] = {}
+    owner: dict[int, int] = {}
+    for i, it in enumerate(_list_of(data, "cities")):
+        centre = _square_ref(g, it.get("square"), f"cities[{i}].square")
+        items = it.get("squares", [it.get("square")])
+        _need(
+            isinstance(items, list) and bool(items) and len(items) <= g.size,
+            f"cities[{i}].squares is not a list of coordinates",
+            _FIX,
+        )
+        squares = tuple(_square_ref(g, v, f"cities[{i}].squares") for v in items)
+        _need(
+            squares[0] == centre and len(set(squares)) == len(squares),
+            f"cities[{i}].squares does not start with its square {g.name(centre)} "
+            "or names a square twice",
+            _FIX,
+        )
+        for s in squares:
+            _need(
+                owner.setdefault(s, centre) == centre and (s == centre or s not in cities),
+                f"cities[{i}].squares: {g.name(s)} belongs to another city",
+                _FIX,
+            )
+        out[centre] = squares
+    return out
+
+
+#: The kinds of printed labels (cities are printed from ``cities``).
+LABEL_KINDS = ("motorway", "river", "lake", "town", "village")
+
+
+def _read_labels(data: dict[str, Any], g: Grid) -> list[tuple[int, str, str]]:
+    out = []
+    for i, it in enumerate(_list_of(data, "labels")):
+        _need(
+            isinstance(it, dict)
+            and isinstance(it.get("text"), str)
+            and it.get("kind") in LABEL_KINDS,
+            f'labels[{i}] is not {{"square", "text", "kind": {" | ".join(LABEL_KINDS)}}}',
+            _FIX,
+        )
+        out.append(
+            (_square_ref(g, it.get("square"), f"labels[{i}].square"), it["text"], it["kind"])
+        )
+    return out
+
+
 def _read_thresholds(data: dict[str, Any]) -> dict[str, Any]:
     thresholds = data.get("thresholds", {})
     _need(isinstance(thresholds, dict), "thresholds is not an object", _FIX)
@@ -570,4 +660,6 @@ def board_from_terrain(result, name: str, thresholds: dict[str, Any], source: st
         thresholds=thresholds,
         source=source,
         start_note=result.start_note,
+        city_squares=result.city_squares,
+        labels=result.labels,
     )

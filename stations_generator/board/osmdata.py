@@ -14,8 +14,9 @@ from typing import Any
 import osmium
 from shapely.geometry import box
 from shapely.geometry.base import BaseGeometry
+from shapely.ops import unary_union
 
-from stations_generator.board.terrain import MapFeatures, Place
+from stations_generator.board.terrain import MapFeatures, NamedArea, Place
 from stations_generator.errors import InputError, NoDataError
 from stations_generator.osm import extracts, overpass, overpass_json
 from stations_generator.osm.query import poly_filters
@@ -26,6 +27,12 @@ BUILTUP_LANDUSE = ("residential", "commercial", "retail", "industrial")
 FOREST_TAGS = (("landuse", "forest"), ("natural", "wood"))
 #: Rail service tracks (yards, sidings) and non-passenger uses are not "public transport".
 NON_PASSENGER_USAGE = ("industrial", "military", "freight", "tourism", "test")
+#: Administrative areas read for city outlines and the board's title: districts (6) to
+#: quarters (10). Countries and states (2-5) are left out: their outlines are far larger
+#: than a board and, fetched from Overpass, would be megabytes of geometry.
+ADMIN_LEVELS = ("6", "7", "8", "9", "10")
+#: Named waterways printed on the board (big rivers and canals).
+RIVER_WATERWAYS = ("river", "canal")
 #: Fallback start locations when an area has fewer than 2 prisons (in this order of kind).
 LANDMARK_TAGS = (
     ("historic", "castle"),
@@ -37,7 +44,8 @@ LANDMARK_TAGS = (
 
 
 def classify_line(tags: Mapping[str, str]) -> str | None:
-    """``motorway``, ``motorway_link``, ``rail`` or ``coastline`` for a way, else None."""
+    """``motorway``, ``motorway_link``, ``rail``, ``coastline`` or ``river`` (a named
+    river or canal) for a way, else None."""
     if tags.get("highway") == "motorway":
         return "motorway"
     if tags.get("highway") == "motorway_link":
@@ -50,18 +58,55 @@ def classify_line(tags: Mapping[str, str]) -> str | None:
         return "rail"
     if tags.get("natural") == "coastline":
         return "coastline"
+    if tags.get("waterway") in RIVER_WATERWAYS and tags.get("name"):
+        return "river"
     return None
 
 
 def classify_area(tags: Mapping[str, str]) -> str | None:
-    """``water``, ``forest`` or ``builtup`` for an area, else None."""
+    """``water``, ``forest``, ``builtup``, ``place`` (a named city, town or village outline)
+    or ``admin`` (a named administrative area, :data:`ADMIN_LEVELS`) for an area, else None."""
     if extracts.is_water(tags):
         return "water"
     if any(tags.get(k) == v for k, v in FOREST_TAGS):
         return "forest"
     if tags.get("landuse") in BUILTUP_LANDUSE:
         return "builtup"
+    if not tags.get("name"):
+        return None
+    if tags.get("place") in ("city", "town", "village"):
+        return "place"
+    if tags.get("boundary") == "administrative" and tags.get("admin_level") in ADMIN_LEVELS:
+        return "admin"
     return None
+
+
+def _add_area(features: MapFeatures, kind: str, tags: Mapping[str, str], geom) -> None:
+    """File one classified area (and, when it is named water, its name) in ``features``."""
+    name = str(tags.get("name", ""))
+    if kind in ("water", "forest", "builtup"):
+        getattr(features, kind).append(geom)
+        if kind == "water" and name:
+            features.named_water.append((name, geom))
+    else:
+        level = str(tags.get("admin_level", ""))
+        rank = int(level) if kind == "admin" and level.isdigit() else 99
+        features.named_areas.append(NamedArea(name, kind, rank, geom))
+
+
+def _add_line(features: MapFeatures, kind: str, tags: Mapping[str, str], coords: list) -> None:
+    """File one classified line (a motorway with its ``ref``, a river with its name)."""
+    if kind == "river":
+        features.rivers.append((str(tags["name"]), coords))
+        return
+    {
+        "motorway": features.motorways,
+        "motorway_link": features.motorway_links,
+        "rail": features.rail,
+        "coastline": features.coastline,
+    }[kind].append(coords)
+    if kind == "motorway":
+        features.motorway_refs.append(str(tags.get("ref", "")))
 
 
 def classify_point(tags: Mapping[str, str]) -> str | None:
@@ -164,19 +209,9 @@ def features_from_extract(path: Path, area: BaseGeometry, bbox: tuple | None = N
         )
     features = MapFeatures()
     for _key, tags, line in extracts.read_lines(path, lambda t: classify_line(t) is not None, bbox):
-        kind = classify_line(tags)
-        target = {
-            "motorway": features.motorways,
-            "motorway_link": features.motorway_links,
-            "rail": features.rail,
-            "coastline": features.coastline,
-        }[kind]
-        target.append([tuple(c) for c in line.coords])
+        _add_line(features, classify_line(tags), tags, [tuple(c) for c in line.coords])
     for _key, tags, geom in extracts.read_areas(path, lambda t: classify_area(t) is not None, bbox):
-        kind = classify_area(tags)
-        {"water": features.water, "forest": features.forest, "builtup": features.builtup}[
-            kind
-        ].append(geom)
+        _add_area(features, classify_area(tags), tags, geom)
     for el in extracts.read_points(path, lambda t: classify_point(t) is not None, bbox):
         _add_point(features, classify_point(el.tags), el.lon, el.lat, el.tags, el.key)
     return features
@@ -187,6 +222,7 @@ _LINE_FILTERS = (
     '["highway"~"^motorway(_link)?$"]',
     '["railway"="rail"]',
     '["natural"="coastline"]',
+    '["waterway"~"^(river|canal)$"]["name"]',
 )
 _AREA_FILTERS = (
     '["natural"="water"]',
@@ -198,6 +234,8 @@ _AREA_FILTERS = (
     '["landuse"="forest"]',
     '["natural"="wood"]',
     '["landuse"~"^(residential|commercial|retail|industrial)$"]',
+    '["place"~"^(city|town|village)$"]["name"]',
+    '["boundary"="administrative"]["admin_level"~"^([6-9]|10)$"]["name"]',
 )
 _POINT_FILTERS = (
     '["highway"="motorway_junction"]',
@@ -248,7 +286,7 @@ def features_from_overpass_json(raw: dict[str, Any]) -> MapFeatures:
     if not isinstance(elements, list):
         raise InputError("the Overpass answer has no element list; try again later")
     features = MapFeatures()
-    areas: dict[str, list] = {"water": [], "forest": [], "builtup": []}
+    areas: list[tuple[str, dict[str, str], dict[str, Any]]] = []
     for el in elements:
         if not isinstance(el, dict) or not isinstance(el.get("tags"), dict):
             continue
@@ -259,16 +297,11 @@ def features_from_overpass_json(raw: dict[str, Any]) -> MapFeatures:
             if kind:
                 coords = _geometry_points(el)
                 if len(coords) >= 2:
-                    {
-                        "motorway": features.motorways,
-                        "motorway_link": features.motorway_links,
-                        "rail": features.rail,
-                        "coastline": features.coastline,
-                    }[kind].append(coords)
+                    _add_line(features, kind, tags, coords)
         if el.get("type") in ("way", "relation"):
             kind = classify_area(tags)
             if kind:
-                areas[kind].append(el)
+                areas.append((kind, tags, el))
         kind = classify_point(tags)
         if kind:
             if el.get("type") == "node":
@@ -281,10 +314,10 @@ def features_from_overpass_json(raw: dict[str, Any]) -> MapFeatures:
                 lon, lat = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
             if isinstance(lon, int | float) and isinstance(lat, int | float):
                 _add_point(features, kind, float(lon), float(lat), tags, key)
-    for kind, els in areas.items():
-        if els:
-            polys = overpass_json.water_polygons_from_overpass_json({"elements": els})
-            getattr(features, kind).extend(polys)
+    for kind, tags, el in areas:
+        polys = overpass_json.water_polygons_from_overpass_json({"elements": [el]})
+        if polys:
+            _add_area(features, kind, tags, polys[0] if len(polys) == 1 else unary_union(polys))
     return features
 
 

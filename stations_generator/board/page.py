@@ -12,13 +12,20 @@ from stations_generator.board.geo import board_geojson
 from stations_generator.board.model import Board
 from stations_generator.board.render import COLOURS, LABELS
 from stations_generator.pages.offline import (
+    COLLAPSIBLE_CLASS,
     StyledBlock,
+    add_page_controls,
     html_text,
     offline_map,
     render_station_map,
 )
 
-__all__ = ["board_page", "highlight_page"]
+__all__ = ["POSSIBLE_COLOUR", "board_page", "highlight_page"]
+
+#: The tracker's possible squares: magenta, far from every terrain colour (the motorway's
+#: red included) and named in the legend.
+POSSIBLE_COLOUR = "#ff00ff"
+POSSIBLE_LABEL = "Possible square of the fugitive"
 
 
 def _squares_doc(board: Board) -> dict:
@@ -40,26 +47,31 @@ def _base(board: Board, title: str) -> tuple[folium.Map, dict]:
     lats = [c[1] for f in doc["features"] for c in f["geometry"]["coordinates"][0]]
     bounds = [[min(lats), min(lons)], [max(lats), max(lons)]]
     m = offline_map(bounds, title=title)
-    m.fit_bounds(bounds)
+    # Fitted for a desktop and a phone; the legend (below) collapses on a phone.
+    add_page_controls(m, bounds, layer_control=False)
     return m, doc
 
 
-def _legend(board: Board, extra: str = "") -> str:
+def _legend(board: Board, extra: str = "", possible: bool = False) -> str:
+    items = [(COLOURS[k], v) for k, v in LABELS.items()]
+    if possible:
+        items.insert(0, (POSSIBLE_COLOUR, POSSIBLE_LABEL))
     rows = "".join(
         f'<li><span style="display:inline-block;width:10px;height:10px;margin-right:6px;'
-        f'background:{COLOURS[k]}"></span>{html_text(v)}</li>'
-        for k, v in LABELS.items()
+        f'background:{colour}"></span>{html_text(v)}</li>'
+        for colour, v in items
     )
     starts = "".join(
         f"<li>★ {html_text(board.grid.name(s))} — {html_text(n)}</li>" for s, n, _k in board.starts
     )
     return (
-        '<div style="position:fixed;left:10px;bottom:30px;z-index:1000;background:#fff;'
-        "padding:8px 10px;border-radius:6px;font:12px system-ui,sans-serif;"
+        '<div class="sg-box" style="position:fixed;left:10px;bottom:30px;z-index:1000;'
+        "background:#fff;padding:8px 10px;border-radius:6px;font:12px system-ui,sans-serif;"
         'box-shadow:0 1px 5px rgba(0,0,0,.4)">'
-        f"<b>{html_text(board.name)}</b><ul style='list-style:none;padding:0;margin:4px 0'>{rows}</ul>"
+        f'<details class="{COLLAPSIBLE_CLASS}" open><summary>{html_text(board.name)}</summary>'
+        f"<ul style='list-style:none;padding:0;margin:4px 0'>{rows}</ul>"
         f"<b>Start locations</b><ul style='list-style:none;padding:0;margin:4px 0'>{starts}</ul>"
-        f"{extra}<small>Data © OpenStreetMap contributors, ODbL 1.0</small></div>"
+        f"{extra}<small>Data © OpenStreetMap contributors, ODbL 1.0</small></details></div>"
     )
 
 
@@ -140,12 +152,14 @@ def highlight_page(board: Board, squares: set[int], title: str, note: str) -> st
         style_function=lambda f: {
             "color": "#555555",
             "weight": 0.4,
-            "fillColor": "#d00000"
+            "fillColor": POSSIBLE_COLOUR
             if f["properties"]["square"] in names
             else COLOURS[f["properties"]["terrain"]],
             "fillOpacity": 0.6 if f["properties"]["square"] in names else 0.15,
         },
         tooltip=folium.GeoJsonTooltip(fields=["square", "terrain"]),
     ).add_to(m)
-    StyledBlock("BoardLegend", "", _legend(board, f"<p>{html_text(note)}</p>")).add_to(m)
+    StyledBlock(
+        "BoardLegend", "", _legend(board, f"<p>{html_text(note)}</p>", possible=True)
+    ).add_to(m)
     return render_station_map(m)

@@ -7,14 +7,15 @@
   will come), room to move next (free, passable neighbours: no dead ends, since it
   can never re-enter a square), and seeded noise; it rides public transport or
   flies when a ride takes it far from the reveal, and goes OFFLINE once, at a
-  seeded random turn in the middle of the game.
+  seeded random turn in the middle of the game. With no legal action left it is
+  trapped (:meth:`FugitivePlayer.choose` returns None); WAIT only under the house rule.
 * :class:`HuntTeamPlayer` plays against the possible-location set with
   determinization (Nijssen & Winands 2012): it samples fugitive continuations from
   the last reveal with a model of the fugitive (the same policy, other seeds, over
   the possible states), and sends the van and both hunter pawns to the squares
   where the samples end most often among those they can reach this turn (else
   towards the samples' centre). Drone and Calls cards are played only to cycle the
-  hand when it holds no Hunter card.
+  hand when it holds no Hunter card. Its players act in the round's clockwise order.
 * :class:`RandomHuntTeam` moves the van and the pawns at random (the baseline).
 """
 
@@ -34,6 +35,9 @@ from stations_generator.board.rules import BoardGame, HouseRules
 __all__ = ["BoardGraphs", "FugitivePlayer", "HuntTeamPlayer", "RandomHuntTeam"]
 
 FAR = 10_000
+#: Free squares the computer fugitive wants within reach (on foot) before a move: 25
+#: actions = 5 turns of room, so it never walks into a pocket it cannot leave.
+LOOKAHEAD = 25
 #: Sources per call of the all-pairs search: its float64 rows stay under 256 × 5000 × 8 B
 #: = 10 MB beside the int32 table (at most 5000² × 4 B = 100 MB, see ``MAX_SQUARES``).
 _DIST_CHUNK = 256
@@ -97,13 +101,20 @@ class FugitivePlayer:
         self.noise = noise
         self.offline_turn = self.rng.randint(4, max(5, graphs.rules.turns - 4))
 
-    def choose(self, game: BoardGame, reveal: int) -> tuple[str, int | None]:
+    def choose(self, game: BoardGame, reveal: int) -> tuple[str, int | None] | None:
+        """The next action, or None when no legal action is left (the fugitive is trapped)."""
         moves = game.fugitive_moves()
         if game.turn == self.offline_turn and any(m[0] == "OFFLINE" for m in moves):
             return ("OFFLINE", None)
         dist = self.g.dist[reveal]
-        best, best_score = ("WAIT", None), -1e9
+        best: tuple[str, int | None] | None = None
+        best_score = -1e9
         visited = game.visited
+        rules = game.rules
+        # Without WAIT a pocket smaller than the actions still to play traps the fugitive.
+        left = game.budget - game.slots + rules.actions * max(0, rules.turns - game.turn)
+        need = 0 if rules.wait else min(left, LOOKAHEAD)
+        floods: list[set[int]] = []  # free squares joined to each other: one flood serves all
         for action, to in moves:
             if action == "OFFLINE":
                 continue
@@ -115,10 +126,32 @@ class FugitivePlayer:
                 score = d + 0.6 * room - (4.0 if room == 0 else 0.0)
                 if action in ("PUBLIC_TRANSPORT", "HELICOPTER", "BOAT"):
                     score -= 3.0  # keep the rides for when they take it far
+                if need:
+                    flood = next((f for f in floods if to in f), None)
+                    if flood is None:
+                        flood = self._region(to, visited, need)
+                        floods.append(flood)
+                    if len(flood) < need:
+                        score -= 20.0 + (need - len(flood))
             score += self.rng.random() * self.noise
             if score > best_score:
                 best, best_score = (action, to), score
         return best
+
+    def _region(self, start: int, visited: set[int], cap: int) -> set[int]:
+        """Free squares reachable on foot from ``start`` (``start`` included), up to ``cap``
+        of them (any square of it reaches as many)."""
+        seen = {start}
+        queue = [start]  # breadth first: the squares next to ``start`` come in first
+        steps = self.g.steps
+        i = 0
+        while i < len(queue) and len(seen) < cap:
+            for y in steps[queue[i]]:
+                if y not in seen and y not in visited:
+                    seen.add(y)
+                    queue.append(y)
+            i += 1
+        return seen
 
 
 class HuntTeamPlayer:
@@ -138,8 +171,10 @@ class HuntTeamPlayer:
             model = FugitivePlayer(self.g, seed=self.rng.randrange(1 << 30))
             model.offline_turn = -1
             for _ in range(rules.actions):
-                action, to = model.choose(sim, reveal)
-                sim.apply(action, to)
+                choice = model.choose(sim, reveal)
+                if choice is None:
+                    break
+                sim.apply(*choice)
             ends[sim.square] += 1
             del i
         return ends
@@ -163,18 +198,21 @@ class HuntTeamPlayer:
             reach = self._hunter_reach(origin)
             t = self._target(origin, ends, taken, lambda s, r=reach: r)
             taken.add(t)
-            player = next(i for i, h in enumerate(game.hands, 1) if "hunter" in h)
+            player = next((i for i in game.players_left() if "hunter" in game.hands[i - 1]), None)
             path = self._hunter_path(origin, t)
-            if path:
+            if path and player is not None:
                 game.team_action("CARD", path, card="hunter", player=player, pawn=pawn)
             else:
                 self._cycle(game)
-        while game.team_actions < rules.actions and not any("hunter" in h for h in game.hands):
+        while game.team_actions < rules.actions and not any(
+            "hunter" in game.hands[i - 1] for i in game.players_left()
+        ):
             if not self._cycle(game):
                 break
 
     def _cycle(self, game: BoardGame) -> bool:
-        for i, h in enumerate(game.hands, 1):
+        for i in game.players_left():
+            h = game.hands[i - 1]
             for kind in ("drone", "calls"):
                 if kind in h and game.team_actions < game.rules.actions:
                     game.team_action("CARD", None, card=kind, player=i)
@@ -293,8 +331,8 @@ class RandomHuntTeam:
         for _ in range(game.rules.actions):
             options: list[tuple] = [("VAN", list(m)) for m in self.g.van_moves[game.van]]
             options += [("MOTORWAY", [j]) for j in b.junction_adj.get(game.van, ())]
-            for i, h in enumerate(game.hands, 1):
-                if "hunter" in h:
+            for i in game.players_left():
+                if "hunter" in game.hands[i - 1]:
                     for pawn in (1, 2):
                         origin = game.hunters[pawn - 1]
                         origin = game.van if origin is None else origin

@@ -1,7 +1,9 @@
 """The printable board: PDF and PNG with matplotlib (A3 or A4).
 
-Layout (:func:`layout`, in page fractions, so tests can find each part): the grid
-with the coordinates on all four edges, then below it the terrain legend, the
+Layout (:func:`layout`, in page fractions, so tests can find each part): the title
+(the region's name), the grid with the coordinates on all four edges and the names
+players navigate by — big cities, motorway numbers, big rivers and lakes, towns and
+villages as room allows (:func:`place_labels`) — then below it the terrain legend, the
 start-location legend, the 25-square time bar and the OSM credit. The page is
 portrait when the grid is taller than wide, landscape otherwise.
 """
@@ -15,7 +17,17 @@ import numpy as np
 
 from stations_generator.board.model import Board
 
-__all__ = ["COLOURS", "PAPER_MM", "Layout", "layout", "render_pdf", "render_png"]
+__all__ = [
+    "COLOURS",
+    "LABEL_PT",
+    "PAPER_MM",
+    "Layout",
+    "PlacedLabel",
+    "layout",
+    "place_labels",
+    "render_pdf",
+    "render_png",
+]
 
 PAPER_MM = {"a3": (297.0, 420.0), "a4": (210.0, 297.0)}
 
@@ -42,6 +54,43 @@ LABELS = {
     "open": "Open land",
 }
 TIME_SQUARES = 25
+#: Label sizes in points by paper: 6 pt is the smallest print read at arm's length
+#: (legible on A4, the smaller paper); cities and the title are the largest.
+LABEL_PT = {
+    "a3": {
+        "title": 18.0,
+        "city": 9.0,
+        "motorway": 7.5,
+        "river": 7.5,
+        "lake": 7.5,
+        "town": 7.0,
+        "village": 6.5,
+    },
+    "a4": {
+        "title": 15.0,
+        "city": 7.5,
+        "motorway": 6.5,
+        "river": 6.5,
+        "lake": 6.5,
+        "town": 6.0,
+        "village": 6.0,
+    },
+}
+#: Which labels win a clash, first first (cities are the board's own terrain).
+LABEL_ORDER = ("city", "motorway", "river", "lake", "town", "village")
+#: A label's box in ems: DejaVu Sans averages ~0.6 em a character; 1.25 em a line.
+_EM_WIDTH, _EM_HEIGHT = 0.6, 1.25
+
+
+@dataclass(frozen=True)
+class PlacedLabel:
+    """A label drawn on the grid: centre ``(x, y)`` in squares from the top-left corner."""
+
+    text: str
+    kind: str
+    x: float
+    y: float
+    size: float
 
 
 @dataclass(frozen=True)
@@ -68,6 +117,7 @@ def layout(board: Board, paper: str = "a3") -> Layout:
     portrait = g.rows >= g.cols
     w_mm, h_mm = (short, long_) if portrait else (long_, short)
     margin = 14.0  # mm: room for the edge coordinates
+    title_h = 9.0  # mm above the top coordinates for the title
     # The band below the grid, stacked up from the bottom edge (mm).
     credit_top = 10.0
     bar_h = min(10.0, (w_mm - 2 * margin) / (TIME_SQUARES + 2))
@@ -75,11 +125,11 @@ def layout(board: Board, paper: str = "a3") -> Layout:
     legend_h = 42.0
     legend_y = bar_y + bar_h + 5.0
     grid_bottom = legend_y + legend_h + 12.0  # the bottom coordinates sit in between
-    avail_w, avail_h = w_mm - 2 * margin, h_mm - margin - 6.0 - grid_bottom
+    avail_w, avail_h = w_mm - 2 * margin, h_mm - margin - title_h - grid_bottom
     cell = min(avail_w / g.cols, avail_h / g.rows)
     gw, gh = cell * g.cols, cell * g.rows
     gx = (w_mm - gw) / 2
-    gy = h_mm - margin - 6.0 - gh
+    gy = h_mm - margin - title_h - gh
     inner = w_mm - 2 * margin
     legend = (margin, legend_y, inner * 0.42, legend_h)
     starts = (margin + inner * 0.46, legend_y, inner * 0.54, legend_h)
@@ -111,7 +161,12 @@ def _figure(board: Board, paper: str):
     w_mm, h_mm = lay.page_mm
     fig = Figure(figsize=(w_mm / 25.4, h_mm / 25.4))
     fig.patch.set_facecolor("white")
-    _draw_grid(fig, board, lay)
+    ax = _draw_grid(fig, board, lay)
+    _draw_labels(ax, place_labels(board, paper))
+    # OSM and user text: never mathtext ("$" is a dollar, not a formula).
+    ax.set_title(
+        board.name, fontsize=LABEL_PT[paper]["title"], weight="bold", pad=18, parse_math=False
+    )
     _draw_terrain_legend(fig, lay)
     _draw_start_legend(fig, board, lay)
     _draw_time_bar(fig, lay)
@@ -126,7 +181,7 @@ def _figure(board: Board, paper: str):
     return fig
 
 
-def _draw_grid(fig, board: Board, lay: Layout) -> None:
+def _draw_grid(fig, board: Board, lay: Layout):
     """The coloured squares, grid lines, motorway and rail links, starts, coordinates."""
     g = board.grid
     ax = fig.add_axes(lay.grid)
@@ -159,8 +214,88 @@ def _draw_grid(fig, board: Board, lay: Layout) -> None:
     ax.set_xticks(np.arange(g.cols) + 0.5, cols, fontsize=fs)
     ax.set_yticks(np.arange(g.rows) + 0.5, rows, fontsize=fs)
     ax.tick_params(length=0, labeltop=True, labelright=True, pad=2)
-    # OSM and user text: never mathtext ("$" is a dollar, not a formula).
-    ax.set_title(board.name, fontsize=11, pad=16, parse_math=False)
+    return ax
+
+
+def place_labels(board: Board, paper: str = "a3") -> list[PlacedLabel]:
+    """The names printed on the grid: every big city, then as many motorway numbers,
+    rivers, lakes, towns and villages as fit without overlapping (:data:`LABEL_ORDER`).
+
+    A label is centred on its square, else just below, above, right or left of it (in the
+    grid), wherever it clears the labels before it and the start stars; its box is
+    estimated from its size in points and the printed square's size (:func:`layout`).
+    A city is always printed (on its square when nothing there is free).
+    """
+    g = board.grid
+    lay = layout(board, paper)
+    cell_pt = lay.grid[2] * lay.page_mm[0] / 25.4 * 72 / g.cols
+    sizes = LABEL_PT[paper]
+    items = [(s, n, "city") for s, n in sorted(board.cities.items())] + list(board.labels)
+    items.sort(key=lambda it: LABEL_ORDER.index(it[2]))
+    placed: list[PlacedLabel] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    for s, _n, _k in board.starts:  # the stars: 0.8 of a square round the centre
+        r, c = divmod(s, g.cols)
+        boxes.append((c + 0.1, r + 0.1, c + 0.9, r + 0.9))
+    for s, text, kind in items:
+        size = sizes[kind]
+        w = min(g.cols, _EM_WIDTH * size * len(text) / cell_pt)
+        h = _EM_HEIGHT * size / cell_pt
+        r, c = divmod(s, g.cols)
+        spot = None
+        below, side = 0.5 + h / 2, 0.5 + w / 2
+        for dx, dy in ((0.0, 0.0), (0.0, below), (0.0, -below), (side, 0.0), (-side, 0.0)):
+            x = min(max(c + 0.5 + dx, w / 2), g.cols - w / 2)
+            y = min(max(r + 0.5 + dy, h / 2), g.rows - h / 2)
+            box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+            if not any(_overlap(box, b) for b in boxes):
+                spot = (x, y, box)
+                break
+        if spot is None and kind == "city":
+            x = min(max(c + 0.5, w / 2), g.cols - w / 2)
+            y = min(max(r + 0.5, h / 2), g.rows - h / 2)
+            spot = (x, y, (x - w / 2, y - h / 2, x + w / 2, y + h / 2))
+        if spot is not None:
+            boxes.append(spot[2])
+            placed.append(PlacedLabel(text, kind, spot[0], spot[1], size))
+    return placed
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _draw_labels(ax, labels: list[PlacedLabel]) -> None:
+    """The names, each on a light box so it reads over any terrain colour.
+
+    Kept as PDF text (a path-effect halo would turn the glyphs into outlines, and the
+    names could no longer be searched or copied).
+    """
+    halo = {"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.72}
+    style = {
+        "city": {"weight": "bold", "color": "#000000", "bbox": halo},
+        "motorway": {
+            "weight": "bold",
+            "color": "#7a0000",
+            "bbox": {"boxstyle": "round,pad=0.15", "fc": "white", "ec": "#7a0000", "lw": 0.6},
+        },
+        "river": {"style": "italic", "color": "#0b3d91", "bbox": halo},
+        "lake": {"style": "italic", "color": "#0b3d91", "bbox": halo},
+        "town": {"color": "#222222", "bbox": halo},
+        "village": {"color": "#333333", "bbox": halo},
+    }
+    for lab in labels:
+        ax.text(
+            lab.x,
+            lab.y,
+            lab.text,
+            fontsize=lab.size,
+            ha="center",
+            va="center",
+            parse_math=False,
+            clip_on=True,
+            **style[lab.kind],
+        )
 
 
 def _legend_axes(fig, rect: tuple[float, float, float, float]):

@@ -5,8 +5,11 @@ rulebook leaves open taken as data (:class:`HouseRules`, documented in
 docs/board.md):
 
 * a step is to one of the 4 edge neighbours or 8 with the diagonals (``neighbours``);
-* the fugitive spends every action of a turn; ``WAIT`` (1 action, stay) fills a turn,
-  so "after its k-th action" is always defined;
+* the fugitive spends every action of a turn (rulebook, "Time": "the fugitive has also
+  performed 5 actions"); a fugitive left with actions it cannot spend (no legal move:
+  never the same square twice) is trapped and loses at the end of that turn;
+  ``WAIT`` (1 action, stay) exists only as an opt-in house rule (``wait``), not in
+  the rulebook's list of the fugitive's actions;
 * ``HELICOPTER`` / ``BOAT`` take 5 consecutive actions (a whole turn; in the 10-action
   head start, any 5 in a row); the fugitive is at the destination after the 5th;
 * ``BOAT`` joins waterside squares that touch the same water body;
@@ -17,7 +20,11 @@ docs/board.md):
   with the fugitive's square after as many of its actions as the team has taken
   this turn, including the card: Drone says whether that square is within
   ``radius`` (8-neighbour distance) of the van, Calls names its column (or row);
-* capture is checked at the end of every turn, offline turns included.
+* capture is checked at the end of a turn when the location is handed over (rulebook,
+  "End of the game": "while receiving the location"), so never at the end of an
+  OFFLINE turn unless the opt-in house rule ``offline_capture`` is on;
+* the hunt team's players take their turns clockwise from the player who begins the
+  round, each once a round ("The hunt team"); checked when actions name players.
 
 :class:`BoardGame` applies actions one by one and raises :class:`RuleError` (whose text
 names the rule) on an illegal one; :func:`referee` runs a whole log.
@@ -98,6 +105,11 @@ class HouseRules:
     public_transport_uses: int = 2
     hunter_steps: int = 2
     van_steps: int = 2
+    #: House rule, off by default: WAIT (1 action, stay) — not a rulebook action.
+    wait: bool = False
+    #: House rule, off by default: a van or hunter on the fugitive's square catches it at
+    #: the end of an OFFLINE turn too (the rulebook catches only when a location is handed over).
+    offline_capture: bool = False
 
     def deck(self) -> list[str]:
         return [c.type for c in self.cards for _ in range(c.count)]
@@ -179,7 +191,8 @@ class Observation:
     )  # (slot, van, radius, within)
     calls: list[tuple[int, str, int]] = field(default_factory=list)  # (slot, "column"/"row", index)
     catchers: tuple[int, ...] = ()  # van and hunter squares at the end of the turn
-    caught: bool = False  # the fugitive was on one of them
+    caught: bool = False  # the fugitive was on one of them (and was caught)
+    trapped: bool = False  # the fugitive had actions left and no legal one: it lost
 
 
 @dataclass
@@ -230,6 +243,7 @@ class BoardGame:
         self.van = start
         self.hunters: list[int | None] = [None, None]
         self.team_actions = 0
+        self.turn_players: list[int] = []  # 0-based, in the order they acted this round
         deck = rules.deck()
         need = team * HAND_SIZES[team]
         if len(deck) < need:
@@ -287,15 +301,32 @@ class BoardGame:
         if not self.hitchhiked:
             out += [("HITCHHIKE", n) for n in b.junction_adj.get(s, ()) if n not in self.visited]
         if self.pt_used < self.rules.public_transport_uses:
-            out += [("PUBLIC_TRANSPORT", n) for n in b.rail_adj.get(s, ()) if n not in self.visited]
+            out += [("PUBLIC_TRANSPORT", n) for n in b.pt_targets.get(s, ()) if n not in visited]
         if self.extreme is None and self.budget - self.slots >= self.rules.extreme_cost:
             if s in b.airfields:
                 out += [("HELICOPTER", n) for n in b.airfields if n != s and n not in self.visited]
             out += [("BOAT", n) for n in b.boat_targets.get(s, ()) if n not in visited]
         if self.offline == 0 and self.turn > 0:
             out.append(("OFFLINE", None))
-        out.append(("WAIT", None))
+        if self.rules.wait:
+            out.append(("WAIT", None))
         return out
+
+    @property
+    def trapped(self) -> bool:
+        """Whether the fugitive has actions left this turn and no legal one to spend them.
+
+        OFFLINE costs no action, so it does not count: a trapped fugitive cannot fill its
+        turn and loses at the end of it (docs/board.md, "no legal action left").
+        """
+        if self.winner or self.slots >= self.budget:
+            return False
+        return not any(a != "OFFLINE" for a, _to in self.fugitive_moves())
+
+    def hidden_turn(self) -> None:
+        """Spend the fugitive's actions unseen (a hunt team's own log has no fugitive lines)."""
+        self.trail = [self.fugitive] * (self.budget + 1)
+        self.slots = self.budget
 
     def fugitive_action(self, action: str, to: int | None = None) -> None:
         """Apply one fugitive action (raises :class:`RuleError` if illegal).
@@ -337,6 +368,12 @@ class BoardGame:
             raise RuleError(f"the game is over ({self.winner} won)")
         if action not in FUGITIVE_ACTIONS:
             raise RuleError(f"{action} is not a fugitive action ({', '.join(FUGITIVE_ACTIONS)})")
+        if action == "WAIT" and not self.rules.wait:
+            raise RuleError(
+                "WAIT is not a fugitive action of the rulebook (STEP, HITCHHIKE, "
+                "PUBLIC_TRANSPORT, HELICOPTER, BOAT, OFFLINE); it is the opt-in house rule "
+                "--house-wait"
+            )
         cost = {
             "OFFLINE": 0,
             "HELICOPTER": self.rules.extreme_cost,
@@ -369,9 +406,9 @@ class BoardGame:
             raise RuleError(
                 f"PUBLIC_TRANSPORT used {self.pt_used + 1} times ({self.rules.public_transport_uses} a game)"
             )
-        if s not in b.cities:
+        if s not in b.city_of:
             raise RuleError(f"PUBLIC_TRANSPORT from {self.name(s)}: not a big city")
-        if to not in b.rail_adj.get(s, ()):
+        if to not in b.pt_targets.get(s, ()):
             raise RuleError(
                 f"PUBLIC_TRANSPORT to {self.name(to)}: no rail link from {self.name(s)}"
             )
@@ -419,7 +456,7 @@ class BoardGame:
         to: list[int] | int | None = None,
         *,
         card: str | None = None,
-        player: int = 1,
+        player: int | None = None,
         pawn: int | None = None,
         by: str = "move",
     ) -> Any:
@@ -433,8 +470,10 @@ class BoardGame:
             The squares of the move, in order (a hunter's path, the van's 1 or 2 steps).
         card : str, optional
             The card played by ``CARD``: hunter, drone or calls.
-        player : int
-            The player (1-based) who plays the card.
+        player : int, optional
+            The player (1-based) who acts; a named player must follow the clockwise
+            order of the round (:meth:`players_left`). None: the player acting now
+            (player 1 when no one has acted this round); it plays the card.
         pawn : int, optional
             The hunter pawn (1 or 2) a hunter card moves.
         by : str
@@ -455,14 +494,47 @@ class BoardGame:
         if self.team_actions >= self.rules.actions:
             raise RuleError(f"the hunt team has only {self.rules.actions} actions a turn")
         path = [to] if isinstance(to, int) else list(to or [])
+        acting = self._acting(player)
         if action == "VAN":
             self._drive_van(path)
         elif action == "MOTORWAY":
             self._take_motorway(path)
         else:
-            self._play_card(path, card, player, pawn, by)
+            self._play_card(path, card, acting + 1, pawn, by)
+        if player is not None and (not self.turn_players or self.turn_players[-1] != acting):
+            self.turn_players.append(acting)
         self.team_actions += 1
         return None
+
+    def players_left(self) -> list[int]:
+        """The players (1-based) who may still act this round, in clockwise order.
+
+        The rulebook ("The hunt team"): the team chooses who begins the round, then the
+        players take turns clockwise; each player's turn may hold several actions. So
+        the player acting now and those after it, up to the one before the player who
+        began; everyone when no player has acted yet.
+        """
+        n = len(self.hands)
+        if not self.turn_players:
+            return list(range(1, n + 1))
+        first, last = self.turn_players[0], self.turn_players[-1]
+        return [(first + k) % n + 1 for k in range((last - first) % n, n)]
+
+    def _acting(self, player: int | None) -> int:
+        """The 0-based player who acts; a named one must be in :meth:`players_left`."""
+        if player is None:
+            return self.turn_players[-1] if self.turn_players else 0
+        idx = self._player(player)
+        if player not in self.players_left():
+            n = len(self.hands)
+            first = self.turn_players[0]
+            order = " → ".join(str((first + k) % n + 1) for k in range(n))
+            raise RuleError(
+                f"player {player} after player {self.turn_players[-1] + 1}: the hunt team "
+                f"plays clockwise from the player who began the round ({order}), "
+                "each once a round"
+            )
+        return idx
 
     def _drive_van(self, path: list[int]) -> None:
         b = self.board
@@ -532,7 +604,7 @@ class BoardGame:
                 raise RuleError(f"hunter {by} needs one destination square")
             here = path[0]
             if by == "transit":
-                if origin not in b.cities or here not in b.rail_adj.get(origin, ()):
+                if here not in b.pt_targets.get(origin, ()):
                     raise RuleError(
                         f"hunter transit {self.name(origin)}→{self.name(here)}: not two big cities joined by rail"
                     )
@@ -549,9 +621,11 @@ class BoardGame:
         """Close the turn: budgets, cards drawn, capture, reveal, time."""
         if self.winner:
             raise RuleError(f"the game is over ({self.winner} won)")
-        if self.slots != self.budget:
+        trapped = self.trapped
+        if self.slots != self.budget and not trapped:
             raise RuleError(
-                f"the fugitive took {self.slots} of {self.budget} actions this turn (WAIT fills a turn)"
+                f"the fugitive took {self.slots} of {self.budget} actions this turn; it "
+                "spends them all while it has a legal action"
             )
         obs = Observation(self.turn, None)
         for kind, slot, spec, van in self.pending:
@@ -569,19 +643,26 @@ class BoardGame:
                 r, c = divmod(where, self.board.grid.cols)
                 obs.calls.append((slot, spec.reveals, c if spec.reveals == "column" else r))
         catchers = tuple(sorted({self.van, *(h for h in self.hunters if h is not None)}))
-        captured = self.turn > 0 and self.fugitive in catchers
+        # Caught "while receiving the location": not in an OFFLINE turn (house rule aside).
+        handed_over = self.offline != 1 or self.rules.offline_capture
+        captured = self.turn > 0 and self.fugitive in catchers and handed_over
         if self.offline == 1:
             self.offline = 2
         else:
             obs.reveal = self.fugitive
         obs.catchers = catchers if self.turn > 0 else ()
         obs.caught = captured
+        obs.trapped = trapped
         for i, n in enumerate(self.played):
             for _ in range(n):
                 c = self._draw_one()
                 if c is not None:
                     self.hands[i].append(c)
-        winner = "hunters" if captured else ("fugitive" if self.turn >= self.rules.turns else None)
+        winner = (
+            "hunters"
+            if captured or trapped
+            else ("fugitive" if self.turn >= self.rules.turns else None)
+        )
         result = TurnResult(self.turn, obs, captured, winner)
         self.history.append(result)
         self.winner = winner
@@ -590,6 +671,7 @@ class BoardGame:
         self.trail = [self.fugitive]
         self.hitchhiked = False
         self.team_actions = 0
+        self.turn_players = []
         self.played = [0] * len(self.hands)
         self.pending = []
         return result

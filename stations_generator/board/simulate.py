@@ -33,6 +33,7 @@ class GameRecord:
     turn: int  # capture turn, or the last turn
     specials: Counter = field(default_factory=Counter)
     log: list[dict] = field(default_factory=list)
+    trapped: bool = False  # lost with actions left and no legal one
 
 
 def wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -105,7 +106,10 @@ def play_game(
     known = {start}
     while True:
         while game.slots < game.budget:
-            action, to = fugitive.choose(game, reveal)
+            choice = fugitive.choose(game, reveal)
+            if choice is None:  # trapped: no legal action left (the turn ends it)
+                break
+            action, to = choice
             game.fugitive_action(action, to)
             if action in SPECIALS:
                 specials[action] += 1
@@ -121,7 +125,8 @@ def play_game(
                 if record
                 else []
             )
-            return GameRecord(start, result.winner, result.turn, specials, log)
+            trapped = result.observation.trapped
+            return GameRecord(start, result.winner, result.turn, specials, log, trapped)
 
 
 def game_seed(seed: int, i: int) -> int:
@@ -143,6 +148,7 @@ def simulate(
     starts = [s for s, _n, _k in board.starts]
     per: dict[int, list[int]] = {s: [0, 0] for s in starts}
     capture_turns: list[int] = []
+    trapped = 0
     used: Counter = Counter()
     used_games: Counter = Counter()
     for i in range(games):
@@ -155,6 +161,7 @@ def simulate(
             per[start][0] += 1
         else:
             capture_turns.append(rec.turn)
+        trapped += rec.trapped
         used.update(rec.specials)
         used_games.update(set(rec.specials))
     name = board.grid.name
@@ -184,6 +191,7 @@ def simulate(
         "mean_capture_turn": round(sum(capture_turns) / len(capture_turns), 2)
         if capture_turns
         else None,
+        "trapped_share": round(trapped / games, 4) if games else None,
         "per_start": rows,
         "specials_per_game": {k: round(used[k] / games, 3) for k in SPECIALS} if games else {},
         "specials_share_of_games": {k: round(used_games[k] / games, 3) for k in SPECIALS}

@@ -15,8 +15,9 @@ The rules, each with its tunable threshold in :class:`Thresholds`:
   squares when one is reached from the other along ``highway=motorway`` and
   ``motorway_link`` ways (through shared OSM nodes) without passing another
   junction: "the next junction along the road".
-* **big city**: the square holds a ``place=city`` node, or a ``place=town`` whose
-  ``population`` is at least ``town_population`` (off by default).
+* **big city**: a ``place=city`` node, or a ``place=town`` whose ``population`` is at
+  least ``town_population`` (off by default); the city covers the squares of its
+  built-up area (:func:`~.names.city_areas`), its node's square always.
 * **airfield**: the square holds the centre of an ``aeroway=aerodrome``.
 * **water** / **forest**: water (``natural=water``, riverbanks, docks, reservoirs,
   basins, and the sea assembled from ``natural=coastline``) or forest
@@ -44,8 +45,17 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
 from stations_generator.board.grid import Grid, utm_epsg
+from stations_generator.board.names import board_labels, city_areas, region_name
 
-__all__ = ["MapFeatures", "Place", "Thresholds", "TerrainResult", "compute_terrain", "project"]
+__all__ = [
+    "MapFeatures",
+    "NamedArea",
+    "Place",
+    "Thresholds",
+    "TerrainResult",
+    "compute_terrain",
+    "project",
+]
 
 
 @dataclass(frozen=True)
@@ -61,11 +71,25 @@ class Place:
     ref: str = ""
 
 
+@dataclass(frozen=True)
+class NamedArea:
+    """A named OSM area: ``kind`` ``place`` or ``admin`` (``rank``: its admin_level)."""
+
+    name: str
+    kind: str
+    rank: int
+    geom: BaseGeometry
+
+
 @dataclass
 class MapFeatures:
     """Everything a board is made of, in WGS84 lon/lat."""
 
     motorways: list[list[tuple[float, float]]] = field(default_factory=list)
+    motorway_refs: list[str] = field(default_factory=list)  # one per motorway way ("" if none)
+    rivers: list[tuple[str, list[tuple[float, float]]]] = field(default_factory=list)
+    named_water: list[tuple[str, BaseGeometry]] = field(default_factory=list)
+    named_areas: list[NamedArea] = field(default_factory=list)
     motorway_links: list[list[tuple[float, float]]] = field(default_factory=list)
     junctions: list[Place] = field(default_factory=list)
     places: list[Place] = field(default_factory=list)  # place=city / town
@@ -125,6 +149,9 @@ class TerrainResult:
     rail_links: list[tuple[int, int]]
     starts: list[tuple[int, str, str]]  # (square, name, kind)
     start_note: str | None
+    city_squares: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    labels: list[tuple[int, str, str]] = field(default_factory=list)  # (square, text, kind)
+    region: str | None = None  # the administrative area covering the play area
 
 
 def project(epsg: int):
@@ -418,18 +445,44 @@ def compute_terrain(
         s = at.square_of(p)
         if s is not None and s not in airfields:
             airfields[s] = p.name
-    water, forest, builtup = _coverages(grid, cells, features, at.fwd)
+    water, forest, builtup_share, builtup = _coverages(grid, cells, features, at.fwd)
+    areas = [
+        NamedArea(a.name, a.kind, a.rank, project_geometry(a.geom, grid.epsg))
+        for a in features.named_areas
+    ]
+    open_land = on_board & (water < thresholds.water_share) & (forest < thresholds.forest_share)
+    found = city_areas(
+        grid,
+        lambda polys: coverage(grid, cells, polys),
+        {s: (name, city_xy[s]) for s, name in cities.items()},
+        areas,
+        builtup,
+        open_land,
+        thresholds.builtup_share,
+    )
+    cities = {c.centre: c.name for c in found}
+    city_xy = {s: city_xy[s] for s in cities}
     stations = [at.xy(s) for s in features.stations]
     rail = [[at.fwd(*c) for c in w] for w in features.rail if len(w) >= 2]
     rail_links = _rail_links(city_xy, stations, rail, thresholds.station_radius_m)
     starts, note = _starts(at, features, max_starts)
+    city_squares = {c.centre: c.squares for c in found}
+    labels = board_labels(
+        grid,
+        cells,
+        on_board,
+        features,
+        at.fwd,
+        lambda g: project_geometry(g, grid.epsg),
+        {s for sq in city_squares.values() for s in sq},
+    )
     return TerrainResult(
         grid=grid,
         on_board=on_board,
         motorway=motorway,
         water=water,
         forest=forest,
-        builtup=builtup,
+        builtup=builtup_share,
         junctions=junctions,
         motorway_edges=motorway_edges,
         cities=cities,
@@ -437,6 +490,9 @@ def compute_terrain(
         rail_links=rail_links,
         starts=starts,
         start_note=note,
+        city_squares=city_squares,
+        labels=labels,
+        region=region_name(area, areas),
     )
 
 
@@ -497,8 +553,9 @@ def _cities(
 
 def _coverages(
     grid: Grid, cells: np.ndarray, features: MapFeatures, fwd: Callable
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Water, forest and built-up shares per square, rounded to 4 decimals."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[BaseGeometry]]:
+    """Water, forest and built-up shares per square (rounded to 4 decimals), and the
+    projected built-up areas."""
     water_geoms = [project_geometry(g, grid.epsg) for g in features.water]
     coast = [[fwd(*c) for c in w] for w in features.coastline if len(w) >= 2]
     # A square's water share: the larger of inland water (exact) and sea (sampled).
@@ -506,10 +563,9 @@ def _coverages(
     forest = np.round(
         coverage(grid, cells, [project_geometry(g, grid.epsg) for g in features.forest]), 4
     )
-    builtup = np.round(
-        coverage(grid, cells, [project_geometry(g, grid.epsg) for g in features.builtup]), 4
-    )
-    return water, forest, builtup
+    builtup_areas = [project_geometry(g, grid.epsg) for g in features.builtup]
+    builtup = np.round(coverage(grid, cells, builtup_areas), 4)
+    return water, forest, builtup, builtup_areas
 
 
 def _starts(

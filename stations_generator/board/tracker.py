@@ -48,13 +48,18 @@ class Tracker:
             for s in range(g.size)
         ]
         self._junction = {s: tuple(v) for s, v in board.junction_adj.items()}
-        self._rail = {s: tuple(v) for s, v in board.rail_adj.items()}
+        self._rail = board.pt_targets
         self._air = tuple(sorted(board.airfields))
         self._boat = board.boat_targets
         self._cols = g.cols
 
     # ----------------------------------------------------------------- expand
-    def _slot(self, hyps: set[Hyp], used: int, budget: int) -> set[Hyp]:
+    def _slot(self, hyps: set[Hyp], used: int, budget: int, stuck: bool = False) -> set[Hyp]:
+        """Every hypothesis after one more action; ``stuck``: it may also stay as it is.
+
+        Without the WAIT house rule a hypothesis with no legal action ends the game (the
+        fugitive is trapped), so it survives only in a turn observed to end that way.
+        """
         out: set[Hyp] = set()
         add = out.add
         rules = self.rules
@@ -67,29 +72,37 @@ class Tracker:
                 else:
                     add((s, v, pt, ex, off, hit, pto, pleft - 1))
                 continue
-            add(h)  # WAIT
-            for n in self._steps[s]:
-                if not (v >> n) & 1:
-                    add((n, v | (1 << n), pt, ex, off, hit, -1, 0))
+            nexts = [
+                (n, v | (1 << n), pt, ex, off, hit, -1, 0)
+                for n in self._steps[s]
+                if not (v >> n) & 1
+            ]
             if not hit:
-                for n in self._junction.get(s, ()):
-                    if not (v >> n) & 1:
-                        add((n, v | (1 << n), pt, ex, off, True, -1, 0))
+                nexts += [
+                    (n, v | (1 << n), pt, ex, off, True, -1, 0)
+                    for n in self._junction.get(s, ())
+                    if not (v >> n) & 1
+                ]
             if pt < rules.public_transport_uses:
-                for n in self._rail.get(s, ()):
-                    if not (v >> n) & 1:
-                        add((n, v | (1 << n), pt + 1, ex, off, hit, -1, 0))
+                nexts += [
+                    (n, v | (1 << n), pt + 1, ex, off, hit, -1, 0)
+                    for n in self._rail.get(s, ())
+                    if not (v >> n) & 1
+                ]
             if not ex and room:
-                targets = []
-                if s in self.board.airfields:
-                    targets += [n for n in self._air if n != s]
+                targets = [n for n in self._air if n != s] if s in self.board.airfields else []
                 targets += self._boat.get(s, ())
                 for n in targets:
                     if not (v >> n) & 1:
                         if rules.extreme_cost == 1:
-                            add((n, v | (1 << n), pt, True, off, hit, -1, 0))
+                            nexts.append((n, v | (1 << n), pt, True, off, hit, -1, 0))
                         else:
-                            add((s, v, pt, True, off, hit, n, rules.extreme_cost - 1))
+                            nexts.append((s, v, pt, True, off, hit, n, rules.extreme_cost - 1))
+            out.update(nexts)
+            if rules.wait or stuck:
+                # WAIT (house rule); or a turn observed to end with the fugitive trapped,
+                # where any hypothesis may be the one that stopped (sound, merges included).
+                add(h)
         return out
 
     def _merge(self, hyps: set[Hyp]) -> set[Hyp]:
@@ -148,7 +161,7 @@ class Tracker:
         for slot, what, index in obs.calls:
             calls[slot].append((what, index))
         for used in range(budget):
-            hyps = self._keep(self._slot(hyps, used, budget))
+            hyps = self._keep(self._slot(hyps, used, budget, obs.trapped))
             slot = used + 1
             for van, radius, within in drone.get(slot, ()):
                 vr, vc = divmod(van, self._cols)
@@ -170,10 +183,16 @@ class Tracker:
     def reveal(self, obs: Observation) -> None:
         """The end-of-turn part of :meth:`observe`: not caught, then the reveal (or none)."""
         catchers = set(obs.catchers)
+        # Without the house rule an OFFLINE turn (h[4] == 1) hands no location over: no capture.
+        free = not self.rules.offline_capture
+
+        def catchable(h: Hyp) -> bool:
+            return h[0] in catchers and not (free and h[4] == 1)
+
         if obs.caught:  # on a catcher's square
-            hyps = {h for h in self.hyps if h[0] in catchers}
+            hyps = {h for h in self.hyps if catchable(h)}
         else:
-            hyps = {h for h in self.hyps if h[0] not in catchers} if catchers else self.hyps
+            hyps = {h for h in self.hyps if not catchable(h)} if catchers else self.hyps
         #: The squares possible at the end of the turn before its reveal was heard.
         self.before_reveal = {h[0] for h in hyps}
         if obs.reveal is None:

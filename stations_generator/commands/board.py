@@ -184,13 +184,30 @@ def generate(
     run_board_generate(request)
 
 
-def _house_rules(neighbours: int, cards: Path | None):
+def _house_rules(neighbours: int, cards: Path | None, wait: bool, offline_capture: bool):
     from stations_generator.board.rules import HouseRules, load_cards
 
-    return HouseRules(neighbours=neighbours, cards=load_cards(cards))
+    return HouseRules(
+        neighbours=neighbours,
+        cards=load_cards(cards),
+        wait=wait,
+        offline_capture=offline_capture,
+    )
 
 
 def _rules_options(f):
+    f = click.option(
+        "--house-offline-capture",
+        "offline_capture",
+        is_flag=True,
+        help="House rule: catch the fugitive at the end of an OFFLINE turn too [rulebook: not].",
+    )(f)
+    f = click.option(
+        "--house-wait",
+        "wait",
+        is_flag=True,
+        help="House rule: the fugitive may WAIT (1 action, stay) [rulebook: no such action].",
+    )(f)
     f = click.option(
         "--cards",
         type=click.Path(path_type=Path),
@@ -217,7 +234,7 @@ def _echo_json(doc) -> None:
 @click.argument("log_file", metavar="GAME.jsonl", type=click.Path(path_type=Path))
 @_rules_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def play(board_file, log_file, neighbours, cards, as_json) -> None:
+def play(board_file, log_file, neighbours, cards, wait, offline_capture, as_json) -> None:
     """Referee a game log: every action checked against the rules.
 
     An illegal action stops with one line naming the rule, e.g.
@@ -231,7 +248,7 @@ def play(board_file, log_file, neighbours, cards, as_json) -> None:
     from stations_generator.board.gamelog import read_log, referee
 
     b = load_board(board_file)
-    rules = _house_rules(int(neighbours), cards)
+    rules = _house_rules(int(neighbours), cards, wait, offline_capture)
     done = referee(b, rules, read_log(log_file))
     name = b.grid.name
     turns = []
@@ -242,11 +259,14 @@ def play(board_file, log_file, neighbours, cards, as_json) -> None:
                 "turn": r.turn,
                 "reveal": None if o.reveal is None else name(o.reveal),
                 "captured": r.captured,
+                "trapped": r.observation.trapped,
             }
         )
     g = done.game
+    trapped = bool(done.results) and done.results[-1].observation.trapped
     status = (
         f"the hunt team won in turn {done.results[-1].turn}"
+        + (" (the fugitive was trapped: no legal action left)" if trapped else "")
         if g.winner == "hunters"
         else "the fugitive won (not caught in 25 turns)"
         if g.winner == "fugitive"
@@ -291,7 +311,18 @@ def play(board_file, log_file, neighbours, cards, as_json) -> None:
     help="Use the log only up to the end of this turn [default: all of it].",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def track(board_file, log_file, neighbours, cards, map_file, cap, after_turn, as_json) -> None:
+def track(
+    board_file,
+    log_file,
+    neighbours,
+    cards,
+    wait,
+    offline_capture,
+    map_file,
+    cap,
+    after_turn,
+    as_json,
+) -> None:
     """Where can the fugitive be? The exact set of possible squares, from the hunters' view.
 
     GAME.jsonl is a full log (refereed first) or the hunt team's own log: its actions,
@@ -312,7 +343,7 @@ def track(board_file, log_file, neighbours, cards, map_file, cap, after_turn, as
     from stations_generator.formats.atomic import atomic_write_text
 
     b = load_board(board_file)
-    rules = _house_rules(int(neighbours), cards)
+    rules = _house_rules(int(neighbours), cards, wait, offline_capture)
     from stations_generator.board.gamelog import hunters_view, is_hunters_log
 
     log = read_log(log_file)
@@ -422,7 +453,19 @@ def _impossible(obs: Observation, name: Callable[[int], str], start: str) -> str
     help="Also write the first game as a game log (JSON Lines) for `board play` / `board track`.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def simulate(board_file, games, seed, hunters, team, neighbours, cards, log_file, as_json) -> None:
+def simulate(
+    board_file,
+    games,
+    seed,
+    hunters,
+    team,
+    neighbours,
+    cards,
+    wait,
+    offline_capture,
+    log_file,
+    as_json,
+) -> None:
     """Computer against computer: the fugitive's win rate per start (95 % interval).
 
     A balance check for a board: a start the fugitive (nearly) always wins or
@@ -437,7 +480,7 @@ def simulate(board_file, games, seed, hunters, team, neighbours, cards, log_file
     from stations_generator.board.simulate import simulate as run
 
     b = load_board(board_file)
-    rules = _house_rules(int(neighbours), cards)
+    rules = _house_rules(int(neighbours), cards, wait, offline_capture)
     report = run(b, rules, games, seed, hunters=hunters, team=team)
     if log_file is not None:
         import json
@@ -476,3 +519,7 @@ def simulate(board_file, games, seed, hunters, team, neighbours, cards, log_file
         )
     used = ", ".join(f"{k} {v}" for k, v in report["specials_per_game"].items())
     click.echo(f"  special moves per game: {used}")
+    if report["trapped_share"]:
+        click.echo(
+            f"  fugitive trapped (no legal action left): {report['trapped_share']:.1%} of games"
+        )

@@ -26,19 +26,27 @@ def files(tmp_path_factory):
     path.write_text(dumps(board_to_json(board)))
     graphs = BoardGraphs(board, RULES)
     logs = {}
-    for seed in (3, 11):
+    # A game the fugitive wins and one the hunt team wins after turn 5 (the first seeds).
+    for seed in range(3, 60):
         rec = play_game(
             board, RULES, graphs, board.starts[seed % len(board.starts)][0], seed, record=True
         )
-        logs[seed] = rec
-        (folder / f"game{seed}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in rec.log))
+        kind = "long" if rec.winner == "fugitive" else "caught" if rec.turn > 5 else None
+        if kind and kind not in logs:
+            logs[kind] = rec
+            (folder / f"game-{kind}.jsonl").write_text(
+                "".join(json.dumps(x) + "\n" for x in rec.log)
+            )
+        if len(logs) == 2:
+            break
+    assert set(logs) == {"long", "caught"}
     return folder, board, path, logs
 
 
 def test_play_referees_a_computer_game(files):
     folder, board, path, logs = files
-    for seed, rec in logs.items():
-        r = run("board", "play", path, folder / f"game{seed}.jsonl")
+    for kind, rec in logs.items():
+        r = run("board", "play", path, folder / f"game-{kind}.jsonl")
         assert r.exit_code == 0, r.output
         last = r.stdout.strip().splitlines()[-1]
         assert last.startswith("legal; ")
@@ -55,7 +63,7 @@ def _tamper(folder, log, index, change, name):
 
 def test_illegal_actions_stop_with_the_rule(files):
     folder, board, path, logs = files
-    log = logs[3].log
+    log = logs["long"].log
     # Turn 0's first action made into a jump across the board.
     far = board.grid.name(board.grid.size - 1)
     p = _tamper(folder, log, 1, {"fugitive": "STEP", "to": far}, "bad1.jsonl")
@@ -63,12 +71,22 @@ def test_illegal_actions_stop_with_the_rule(files):
     # Hitchhiking from a square that is no junction.
     p = _tamper(folder, log, 1, {"fugitive": "HITCHHIKE"}, "bad2.jsonl")
     one_line_error(run("board", "play", path, p), 6, "HITCHHIKE from", "not a motorway junction")
-    # A fugitive line dropped: the turn is one action short.
-    lines = [x for i, x in enumerate(log) if i != 12 or "fugitive" not in x]
-    if len(lines) < len(log):
-        p = folder / "bad3.jsonl"
-        p.write_text("".join(json.dumps(x) + "\n" for x in lines))
-        one_line_error(run("board", "play", path, p), 6, "the fugitive took")
+
+    # A turn's last fugitive line dropped (a turn of five 1-action moves): one action
+    # short with legal actions left.
+    def five_moves(t: int) -> bool:
+        moves = [x["fugitive"] for x in log if x.get("turn") == t and "fugitive" in x]
+        return len(moves) == 5 and set(moves) <= {"STEP", "HITCHHIKE", "PUBLIC_TRANSPORT"}
+
+    turn = next(t for t in range(1, 26) if five_moves(t))
+    last = max(i for i, x in enumerate(log) if x.get("turn") == turn and "fugitive" in x)
+    lines = [x for i, x in enumerate(log) if i != last]
+    p = folder / "bad3.jsonl"
+    p.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    one_line_error(run("board", "play", path, p), 6, "the fugitive took 4 of 5", "spends them all")
+    # WAIT is the opt-in house rule only.
+    p = _tamper(folder, log, 1, {"fugitive": "WAIT"}, "bad4.jsonl")
+    one_line_error(run("board", "play", path, p), 6, "turn 0, action 1:", "--house-wait")
 
 
 def test_hitchhike_twice_is_named_like_the_issue(tmp_path):
@@ -87,7 +105,9 @@ def test_hitchhike_twice_is_named_like_the_issue(tmp_path):
     log = tmp_path / "g.jsonl"
     log.write_text("".join(json.dumps(x) + "\n" for x in lines))
     one_line_error(
-        run("board", "play", path, log), 6, "turn 1, action 2: HITCHHIKE used twice this turn"
+        run("board", "play", path, log, "--house-wait"),
+        6,
+        "turn 1, action 2: HITCHHIKE used twice this turn",
     )
 
 
@@ -130,7 +150,7 @@ def test_malformed_logs_are_one_line_errors(files, tmp_path, text, words):
     _folder, _board, path, _logs = files
     log = tmp_path / "g.jsonl"
     log.write_text(text)
-    r = run("board", "play", path, log)
+    r = run("board", "play", path, log, "--house-wait")
     assert r.exit_code in (2, 6)
     one_line_error(r, r.exit_code, *words)
 
@@ -138,7 +158,7 @@ def test_malformed_logs_are_one_line_errors(files, tmp_path, text, words):
 def test_bad_board_files(files, tmp_path):
     _folder, _board, path, logs = files
     log = tmp_path / "g.jsonl"
-    log.write_text(json.dumps(logs[3].log[0]) + "\n")
+    log.write_text(json.dumps(logs["long"].log[0]) + "\n")
     one_line_error(run("board", "play", tmp_path / "missing.json", log), 2, "does not exist")
     doc = json.loads(path.read_text())
     for change, words in (
@@ -159,16 +179,24 @@ def test_track_prints_sets_and_writes_a_map(files):
     folder, board, path, logs = files
     page = folder / "track.html"
     r = run(
-        "board", "track", path, folder / "game3.jsonl", "--json", "--map", page, "--after-turn", 5
+        "board",
+        "track",
+        path,
+        folder / "game-long.jsonl",
+        "--json",
+        "--map",
+        page,
+        "--after-turn",
+        5,
     )
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
     assert doc["after_turn"] == 5 and len(doc["now"]) == 1 and doc["game_over"] is None
     assert len(doc["end_of_next_turn"]) > 10  # five actions from the reveal
     assert "Possible squares" in page.read_text()
-    r = run("board", "track", path, folder / "game3.jsonl", "--json")
+    r = run("board", "track", path, folder / "game-long.jsonl", "--json")
     doc = json.loads(r.stdout)
-    assert doc["game_over"] == logs[3].winner and doc["end_of_next_turn"] == []
+    assert doc["game_over"] == logs["long"].winner and doc["end_of_next_turn"] == []
 
 
 def test_generate_errors_leave_nothing(tmp_path):
@@ -220,11 +248,11 @@ def test_cards_file_errors(files, tmp_path):
     cards = tmp_path / "cards.toml"
     cards.write_text('[[card]]\ntype = "joker"\ncount = 3\n')
     one_line_error(
-        run("board", "play", path, _folder / "game3.jsonl", "--cards", cards), 2, "joker"
+        run("board", "play", path, _folder / "game-long.jsonl", "--cards", cards), 2, "joker"
     )
     cards.write_text("[[card")
     one_line_error(
-        run("board", "play", path, _folder / "game3.jsonl", "--cards", cards), 2, "not TOML"
+        run("board", "play", path, _folder / "game-long.jsonl", "--cards", cards), 2, "not TOML"
     )
 
 
@@ -294,7 +322,13 @@ def test_track_from_the_hunters_own_log_equals_the_full_log(files):
         )
         for turn in (6,):
             a = run(
-                "board", "track", path, folder / f"game{seed}.jsonl", "--after-turn", turn, "--json"
+                "board",
+                "track",
+                path,
+                folder / f"game-{seed}.jsonl",
+                "--after-turn",
+                turn,
+                "--json",
             )
             b = run("board", "track", path, own, "--after-turn", turn, "--json")
             assert a.exit_code == 0 and b.exit_code == 0, b.output

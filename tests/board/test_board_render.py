@@ -7,7 +7,14 @@ import pypdfium2 as pdfium
 import pytest
 from support.board_cases import real_board
 
-from stations_generator.board.render import COLOURS, LABELS, TIME_SQUARES, layout, render_pdf
+from stations_generator.board.render import (
+    COLOURS,
+    LABELS,
+    TIME_SQUARES,
+    layout,
+    place_labels,
+    render_pdf,
+)
 
 SCALE = 2.0  # pixels per PDF point
 PAGE_PT = {"a3": (841.89, 1190.55), "a4": (595.28, 841.89)}
@@ -104,3 +111,64 @@ def test_terrain_legend_start_legend_time_bar_and_credit(page):
     h = img.shape[0]
     cy = int((1 - lay.credit_y) * h)
     assert _dark(img[cy : cy + int(10 * SCALE), :]) > 100
+
+
+# ------------------------------------------------------------- names (issue 40)
+@pytest.fixture(scope="module", params=["a3", "a4"])
+def bayreuth_page(request):
+    board = real_board("north-bayreuth", 24, 36)
+    pdf = pdfium.PdfDocument(render_pdf(board, request.param))
+    p = pdf[0]
+    img = np.asarray(p.render(scale=SCALE).to_pil().convert("RGB")).astype(float)
+    return board, request.param, p, img
+
+
+def _text(pdf_page) -> str:
+    return pdf_page.get_textpage().get_text_range()
+
+
+def test_names_are_in_the_pdf_as_text_and_legible(page):
+    board, paper, _size, _img = page
+    doc = pdfium.PdfDocument(render_pdf(board, paper))
+    text = _text(doc[0])
+    labels = place_labels(board, paper)
+    assert board.name in text  # the title: the region's name
+    placed = {lab.text for lab in labels}
+    assert set(board.cities.values()) <= placed  # every city is printed
+    assert "A 8" in placed
+    for lab in labels:
+        assert lab.text in text, lab.text
+        assert lab.size >= 6.0  # points: legible on A4, the smaller paper
+
+
+def test_bayreuth_prints_motorway_numbers_river_and_villages(bayreuth_page):
+    board, paper, pdf_page, _img = bayreuth_page
+    text = _text(pdf_page)
+    for name in ("A 9", "A 70", "Roter Main", "Neudrossenfeld"):
+        assert name in text, name
+    assert len(place_labels(board, paper)) >= 8
+
+
+def _label_ink(board, paper, img, lab) -> int:
+    """Text-coloured pixels inside a placed label's box on the rendered page."""
+    y0, y1, x0, x1 = _box(img, layout(board, paper).grid)
+    g = board.grid
+    cw, ch = (x1 - x0) / g.cols, (y1 - y0) / g.rows
+    half_h = max(2, int(0.3 * ch))
+    cx, cy = int(x0 + lab.x * cw), int(y0 + lab.y * ch)
+    region = img[cy - half_h : cy + half_h, max(0, cx - int(cw)) : cx + int(cw)]
+    # Ink: black, dark grey, dark red or dark blue, luminance below 80 (every terrain
+    # colour but the junction's is lighter: forest's is 100, water's 142).
+    luminance = region @ np.array([0.299, 0.587, 0.114])
+    return int((luminance < 80).sum())
+
+
+def test_names_are_drawn_where_they_are_placed(page, bayreuth_page):
+    monaco, monaco_paper, _size, monaco_img = page
+    bayreuth, bayreuth_paper, _pdf_page, bayreuth_img = bayreuth_page
+    for board, paper, img in (
+        (monaco, monaco_paper, monaco_img),
+        (bayreuth, bayreuth_paper, bayreuth_img),
+    ):
+        for lab in place_labels(board, paper):
+            assert _label_ink(board, paper, img, lab) >= 6, lab

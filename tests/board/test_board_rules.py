@@ -5,13 +5,15 @@ from __future__ import annotations
 import pytest
 from support.board_cases import RULES4, RULES8, small_board
 
-from stations_generator.board.rules import HAND_SIZES, BoardGame, RuleError, load_cards
+from stations_generator.board.rules import HAND_SIZES, BoardGame, HouseRules, RuleError, load_cards
 
 B = small_board()
 sq = B.grid.index
+#: The rulebook's actions plus the WAIT house rule: most tests below fill a turn with WAIT.
+RULES_WAIT = HouseRules(neighbours=8, cards=load_cards(), wait=True)
 
 
-def game(start="A01", team=1, seed=1, rules=RULES8) -> BoardGame:
+def game(start="A01", team=1, seed=1, rules=RULES_WAIT) -> BoardGame:
     return BoardGame(B, rules, sq(start), team, seed)
 
 
@@ -213,7 +215,7 @@ def test_fugitive_budget_and_unknown_actions():
 
 
 # ------------------------------------------------------------------- team
-def team_turn_ready(start="A01", team=1, seed=1, rules=RULES8) -> BoardGame:
+def team_turn_ready(start="A01", team=1, seed=1, rules=RULES_WAIT) -> BoardGame:
     g = game(start, team, seed, rules)
     finish_head_start(g, ("B01", "C01"))
     fug(g, "WAIT", "WAIT", "WAIT", "WAIT", "WAIT")
@@ -356,7 +358,7 @@ def test_passing_through_the_van_is_no_capture():
     assert g.end_turn().winner is None
 
 
-def test_fugitive_wins_after_turn_25_and_offline_turn_still_captures():
+def test_fugitive_wins_after_turn_25_and_offline_turn_captures_only_by_house_rule():
     g = game()
     finish_head_start(g, ("B01",))
     for _ in range(24):
@@ -367,9 +369,84 @@ def test_fugitive_wins_after_turn_25_and_offline_turn_still_captures():
         g.fugitive_action("WAIT")
     last = g.end_turn()
     assert last.turn == 25 and last.winner == "fugitive"
+    # The rulebook catches "while receiving the location": an OFFLINE turn hands none over.
     g2 = game()
     finish_head_start(g2, ("B01",))
     fug(g2, "OFFLINE", "WAIT", "WAIT", "WAIT", "WAIT", "WAIT")
     g2.team_action("VAN", [sq("B01")])
     r = g2.end_turn()
-    assert r.observation.reveal is None and r.winner == "hunters"
+    assert r.observation.reveal is None and not r.captured and r.winner is None
+    assert not r.observation.caught and sq("B01") in r.observation.catchers
+    # The next turn hands the location over: on the van's square it is caught then.
+    fug(g2, "WAIT", "WAIT", "WAIT", "WAIT", "WAIT")
+    assert g2.end_turn().winner == "hunters"
+    house = HouseRules(neighbours=8, cards=load_cards(), wait=True, offline_capture=True)
+    g3 = game(rules=house)
+    finish_head_start(g3, ("B01",))
+    fug(g3, "OFFLINE", "WAIT", "WAIT", "WAIT", "WAIT", "WAIT")
+    g3.team_action("VAN", [sq("B01")])
+    r3 = g3.end_turn()
+    assert r3.observation.reveal is None and r3.captured and r3.winner == "hunters"
+
+
+# ------------------------------------------------- the rulebook's fugitive (issue 40)
+def test_wait_is_not_a_rulebook_action():
+    g = game(rules=RULES8)
+    assert all(a != "WAIT" for a, _to in g.fugitive_moves())
+    with pytest.raises(RuleError, match="WAIT is not a fugitive action of the rulebook"):
+        g.fugitive_action("WAIT")
+    assert any(a == "WAIT" for a, _to in game().fugitive_moves())  # the house rule
+
+
+def test_the_fugitive_spends_every_action_it_can():
+    g = game(rules=RULES8)
+    fug(g, "STEP B01", "STEP C01")
+    with pytest.raises(RuleError, match="spends them all while it has a legal action"):
+        g.end_turn()
+
+
+def test_a_trapped_fugitive_loses_at_the_end_of_the_turn():
+    """A01 → A02 → B03 … leaves A01's corner with every neighbour marked or impassable."""
+    g = game(rules=RULES8)
+    # Head start: 10 steps that end in a pocket: A02's neighbours A01, B01 and A03, B03
+    # are all marked (B02 is water), and so it cannot spend its last actions.
+    fug(g, "STEP B01", "STEP C01", "STEP D02", "STEP D03", "STEP D04")
+    fug(g, "STEP C04", "STEP B04", "STEP A04", "STEP A03", "STEP B03")
+    g.end_turn()
+    fug(g, "STEP A02")
+    assert g.fugitive_moves() == [("OFFLINE", None)] and g.trapped
+    r = g.end_turn()
+    assert r.winner == "hunters" and r.observation.trapped and not r.captured
+    assert r.observation.reveal == sq("A02")
+
+
+def test_offline_turn_on_the_catchers_square_reveals_nothing_and_catches_nothing():
+    g = game(rules=RULES8)
+    fug(g, "STEP B01", "STEP C01", "STEP D02", "STEP E02", "STEP F02")
+    fug(g, "STEP F03", "STEP E04", "STEP E05", "STEP D05", "STEP D06")
+    g.end_turn()
+    fug(g, "OFFLINE", "STEP E06", "STEP F05", "STEP F04", "STEP E03", "STEP D04")
+    g.van = sq("D04")
+    r = g.end_turn()
+    assert r.observation.reveal is None and not r.captured and r.winner is None
+
+
+@pytest.mark.parametrize("team", [2, 3])
+def test_hunt_team_players_take_turns_clockwise(team):
+    g = game(team=team, seed=7)
+    finish_head_start(g, ("B01",))
+    fug(g, "WAIT", "WAIT", "WAIT", "WAIT", "WAIT")
+    g.hands = [["drone"] * 3 for _ in range(team)]
+    assert g.players_left() == list(range(1, team + 1))
+    g.team_action("CARD", None, card="drone", player=2)
+    g.team_action("VAN", [sq("A02")])  # unnamed: the player acting now (2)
+    assert g.hands[1] == ["drone", "drone"]
+    following = 3 if team == 3 else 1
+    assert g.players_left()[:2] == [2, following]
+    g.team_action("CARD", None, card="drone", player=following)
+    with pytest.raises(RuleError, match="clockwise from the player who began"):
+        g.team_action("CARD", None, card="drone", player=2)  # its turn is over
+    g.end_turn()
+    assert g.players_left() == list(range(1, team + 1))  # a new round: anyone begins
+    fug(g, "WAIT", "WAIT", "WAIT", "WAIT", "WAIT")
+    g.team_action("CARD", None, card="drone", player=team)

@@ -17,6 +17,8 @@ def random_turn(game: BoardGame, rng: random.Random, team_cards: bool = True) ->
     """Random legal fugitive actions, then random team actions (cards included)."""
     while game.slots < game.budget:
         moves = game.fugitive_moves()
+        if game.trapped:
+            break  # trapped: no legal action left, the turn ends the game
         action, to = rng.choice(moves)
         game.fugitive_action(action, to)
     if game.turn == 0:
@@ -75,6 +77,10 @@ def _sound(game, tracker, result):
     assert game.fugitive in tracker.squares()
 
 
+#: The house rules the project had before issue 40: WAIT, and capture in an OFFLINE turn.
+HOUSE8 = HouseRules(neighbours=8, cards=CARDS, wait=True, offline_capture=True)
+
+
 def test_sound_on_real_and_small_boards_quick():
     turns = 0
     monaco = real_board("monaco", 36, 24)
@@ -84,7 +90,8 @@ def test_sound_on_real_and_small_boards_quick():
         )
     small = small_board()
     for seed in range(20):
-        turns += play_and_track(small, RULES8, small.starts[seed % 2][0], seed, 400, _sound)
+        rules = RULES8 if seed % 2 else HOUSE8
+        turns += play_and_track(small, rules, small.starts[seed % 2][0], seed, 400, _sound)
     assert turns >= 250
 
 
@@ -103,12 +110,12 @@ def test_sound_over_10000_simulated_turns():
     turns, seed = 0, 100
     while turns < 1_500:
         b = boards[seed % len(boards)]
-        rules = RULES8 if seed % 3 else HouseRules(neighbours=4, cards=CARDS)
+        rules = (RULES8, HouseRules(neighbours=4, cards=CARDS), HOUSE8)[seed % 3]
         turns += play_and_track(b, rules, b.starts[seed % len(b.starts)][0], seed, 150, _sound)
         seed += 1
     small = small_board()
     while turns < 10_000:
-        rules = RULES8 if seed % 3 else HouseRules(neighbours=4, cards=CARDS)
+        rules = (RULES8, HouseRules(neighbours=4, cards=CARDS), HOUSE8)[seed % 3]
         turns += play_and_track(small, rules, small.starts[seed % 2][0], seed, 300, _sound)
         seed += 1
     assert turns >= 10_000
@@ -134,8 +141,11 @@ def _key(g: BoardGame):
 
 
 def _turn_sequences(g: BoardGame):
-    """Every complete turn from state ``g`` (all action orders), through the engine itself."""
-    if g.slots >= g.budget:
+    """Every complete turn from state ``g`` (all action orders), through the engine itself.
+
+    A trapped state (actions left, no legal one) ends its turn where it stands.
+    """
+    if g.slots >= g.budget or g.trapped:
         yield g
         return
     for action, to in g.fugitive_moves():
@@ -147,15 +157,18 @@ def _turn_sequences(g: BoardGame):
 def _consistent(end: BoardGame, obs, board) -> bool:
     cols = board.grid.cols
     for slot, van, radius, within in obs.drone:
-        s = end.trail[slot]
+        s = end.trail[min(slot, len(end.trail) - 1)]
         d = max(abs(s // cols - van // cols), abs(s % cols - van % cols))
         if (d <= radius) != within:
             return False
     for slot, what, index in obs.calls:
-        s = end.trail[slot]
+        s = end.trail[min(slot, len(end.trail) - 1)]
         if (s % cols if what == "column" else s // cols) != index:
             return False
-    return (end.fugitive in obs.catchers) == obs.caught
+    if end.trapped != obs.trapped:
+        return False
+    handed_over = end.offline != 1 or end.rules.offline_capture
+    return (end.fugitive in obs.catchers and handed_over) == obs.caught
 
 
 def brute_force(board, rules, start, observations):
@@ -203,8 +216,15 @@ def test_equals_brute_force_on_the_small_board(seed):
     start = board.starts[seed % 2][0]
     tracker, observations, tracked = _play_and_track(board, rules, start, seed)
     assert tracker.exact
-    assert tracked == brute_force(board, rules, start, observations)
+    _same_as_brute_force(tracked, brute_force(board, rules, start, observations), observations)
     assert any(len(s) > 1 for s in tracked)  # the sets were not trivial
+
+
+def _same_as_brute_force(tracked, exact, observations) -> None:
+    """Equal turn by turn; in a turn that ends with the fugitive trapped, a superset."""
+    assert len(tracked) == len(exact)
+    for got, want, obs in zip(tracked, exact, observations, strict=True):
+        assert got >= want if obs.trapped else got == want, obs.turn
 
 
 def test_equals_brute_force_with_offline_and_rides_on_a_real_board():
@@ -213,14 +233,14 @@ def test_equals_brute_force_with_offline_and_rides_on_a_real_board():
     for seed in range(3):
         start = board.starts[seed][0]
         _, observations, tracked = _play_and_track(board, rules, start, seed)
-        assert tracked == brute_force(board, rules, start, observations)
+        _same_as_brute_force(tracked, brute_force(board, rules, start, observations), observations)
 
 
 def test_offline_turn_widens_the_set_and_reveal_narrows_it():
     board = small_board()
     sq = board.grid.index
-    g = BoardGame(board, RULES8, sq("A01"), 1, 0)
-    t = Tracker(board, RULES8, sq("A01"))
+    g = BoardGame(board, HOUSE8, sq("A01"), 1, 0)
+    t = Tracker(board, HOUSE8, sq("A01"))
     for to in ("B01", "C01"):
         g.fugitive_action("STEP", sq(to))
     while g.slots < g.budget:
@@ -236,3 +256,40 @@ def test_offline_turn_widens_the_set_and_reveal_narrows_it():
     assert sq("E01") in t.squares() and len(t.squares()) > 5
     assert sq("C01") in t.squares()  # waiting all turn is possible
     assert len(t.preview()) >= len(t.squares())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_equals_brute_force_under_the_old_house_rules(seed):
+    """WAIT and capture in an OFFLINE turn, opt-in, tracked exactly as well."""
+    board = small_board()
+    rules = HouseRules(
+        neighbours=8 if seed % 2 else 4,
+        cards=CARDS,
+        head_start=3,
+        actions=2,
+        extreme_cost=2,
+        turns=6,
+        wait=True,
+        offline_capture=True,
+    )
+    start = board.starts[seed % 2][0]
+    tracker, observations, tracked = _play_and_track(board, rules, start, seed)
+    assert tracker.exact
+    _same_as_brute_force(tracked, brute_force(board, rules, start, observations), observations)
+
+
+def test_without_wait_the_set_holds_no_parked_fugitive():
+    """Rulebook: a fugitive on C01 after the head start is not on C01 a turn later."""
+    board = small_board()
+    sq = board.grid.index
+    t = Tracker(board, RULES8, sq("A01"))
+    g = BoardGame(board, RULES8, sq("A01"), 1, 0)
+    for to in ("B01", "C01", "D02", "E02", "F02", "F03", "E04", "E05", "D05", "D06"):
+        g.fugitive_action("STEP", sq(to))
+    t.observe(g.end_turn().observation)
+    assert t.squares() == {sq("D06")}
+    assert sq("D06") not in t.preview()  # never the same square twice, and no WAIT
+    house = Tracker(board, HOUSE8, sq("A01"))
+    house.hyps = {(sq("D06"), next(iter(t.hyps))[1], 0, False, 0, False, -1, 0)}
+    house.turn = 1
+    assert sq("D06") in house.preview()

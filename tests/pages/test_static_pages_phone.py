@@ -192,3 +192,27 @@ def test_a_desktop_keeps_the_open_legend_and_layer_list(site, chromium, name):
     assert fit(page, area_bounds(PAGES[name]))["contains"]
     assert errors == [] and aborted == []
     page.context.close()
+
+
+def test_a_phone_sees_the_board_with_its_legend_collapsed(tmp_path_factory, chromium):
+    """The Het Jachtseizoen board page: the same phone view (it has no layer list)."""
+    out = tmp_path_factory.mktemp("board-site")
+    area = REPO / "examples" / "board" / "monaco.geojson"
+    osm = REPO / "tests" / "data" / "osm-extracts" / "monaco-2016.osm.pbf"
+    result = cli("board", "generate", area, "--osm", osm, "--towns-above", "0", "-o", out)
+    assert result.exit_code == 0, result.output
+    with serving_folder(out) as url:
+        page, errors, aborted = open_page(chromium, f"{url}/board.html", PHONE, phone=True)
+        legend = page.locator(f"details.{COLLAPSIBLE_CLASS}")
+        assert legend.count() == 1 and not legend.evaluate("(d) => d.open")
+        for button in (".leaflet-control-zoom-in", ".leaflet-control-zoom-out"):
+            assert uncovered(page, button), button
+            assert page.locator(button).bounding_box()["height"] >= 44
+        shown = fit(page, area_bounds(area))
+        assert shown["width"] == PHONE["width"] and shown["contains"], shown
+        summary = legend.locator("summary")
+        assert summary.bounding_box()["height"] >= 44 and "Monaco" in summary.inner_text()
+        summary.tap()
+        assert legend.evaluate("(d) => d.open")
+        assert errors == [] and aborted == []
+        page.context.close()
