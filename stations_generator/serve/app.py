@@ -286,11 +286,20 @@ class _Runner:
             raise Busy() if stop in done else TimeoutError()
         return waiting.result()
 
-    async def call(self, request: Request, fn: Callable[[Any], Any]) -> Response:
-        """``fn(body)`` as a response: JSON, or a 4xx/5xx ``{"error": ...}``."""
+    async def call(
+        self, request: Request, fn: Callable[[Any], Any], *, light: bool = False
+    ) -> Response:
+        """``fn(body)`` as a response: JSON, or a 4xx/5xx ``{"error": ...}``.
+
+        ``light`` work (bounded and quick, e.g. a referee replay) runs on the thread pool
+        that answers the page, not on the build queue: a long build never makes it wait.
+        """
         try:
             body = await run_in_threadpool(_parse_body, await request.body())
-            result = await self._result(lambda: fn(body))
+            if light:
+                result = await run_in_threadpool(fn, body)
+            else:
+                result = await self._result(lambda: fn(body))
         except TimeoutError:
             return _error(
                 504,
@@ -437,14 +446,17 @@ def _add_game_routes(app: FastAPI, games: GameService, call: _Call) -> None:
         return await call(request, work)
 
 
-def _add_referee_routes(app: FastAPI, referee: RefereeService, call: _Call) -> None:
+def _add_referee_routes(
+    app: FastAPI, referee: RefereeService, call: Callable[..., Awaitable[Response]]
+) -> None:
     """The referee API on a game log the page keeps and sends whole (see :mod:`.referee`)."""
 
     async def answer(request: Request, fn: Callable[[Any], Any]) -> Response:
         # A log is far smaller than the page's other bodies (play areas): its own cap.
         if len(await request.body()) > MAX_LOG_BYTES:
             return _error(413, f"the request body is larger than {_size(MAX_LOG_BYTES)}")
-        return await call(request, fn)
+        # A replay of at most MAX_EVENTS events (~0.2 s): never behind a station-map build.
+        return await call(request, fn, light=True)
 
     @app.get("/api/referee/cards")
     def api_referee_cards() -> dict:

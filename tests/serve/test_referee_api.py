@@ -267,3 +267,23 @@ def test_the_page_loads_the_referee_script_and_writes_text_only(client):
     # Card names and notes reach the page as text: no HTML parsing anywhere in the script.
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
         assert sink not in script.text, sink
+
+
+def test_the_referee_answers_while_every_build_slot_is_taken():
+    """Refereeing never waits behind station-map builds: with the one worker and its one
+    place in line taken, a map request is 503 but the referee's state is answered."""
+    import threading
+
+    app = create_app(config(), max_jobs=1, max_queue=1)
+    release = threading.Event()
+    with api_client(app) as c:
+        for _ in range(2):  # the worker and the place in line
+            app.state.jobs.submit(lambda: release.wait(30))
+        try:
+            busy = c.post("/api/game/cost", json={"game": {"questions": []}})
+            assert busy.status_code == 503
+            log = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+            state = c.post("/api/referee/state", json={"log": log})
+            assert state.status_code == 200 and state.json()["clock"]["phase"] == "found"
+        finally:
+            release.set()
