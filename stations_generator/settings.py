@@ -16,9 +16,10 @@ variable                                    read by
 ``STATIONS_GENERATOR_NOMINATIM_URL``        :func:`nominatim_url`
 ``STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB`` :func:`locations_on_disk_mb`
 ``LOCALAPPDATA``, ``XDG_CACHE_HOME``        :func:`user_cache_dir`
+``LOCALAPPDATA``, ``XDG_DATA_HOME``         :func:`user_data_dir`
 ==========================================  ============================================
 
-:func:`extract_cache_mb` refuses a value that is not a size with an
+:func:`extract_cache_mb` and :func:`locations_on_disk_mb` refuse a value that is not a size with an
 :class:`~stations_generator.errors.InputError` naming the variable and the values it takes
 (one line on the command line, exit 2), rather than a silent default.
 
@@ -129,14 +130,6 @@ _APP_FOLDER = "stations-generator"
 def _env(name: str) -> str:
     """The variable's value; ``""`` when it is not set."""
     return os.environ.get(name, "")
-
-
-def _env_float(name: str, default: float) -> float:
-    """The variable as a number; ``default`` when it is not set or not a number."""
-    try:
-        return float(_env(name))
-    except ValueError:
-        return default
 
 
 @functools.cache
@@ -315,6 +308,25 @@ def locations_on_disk_mb() -> float:
     -------
     float
         :data:`LOCATIONS_ON_DISK_MB_ENV` in MB, or :data:`DEFAULT_LOCATIONS_ON_DISK_MB`
-        when it is not set or not a number.
+        when it is not set (or empty); ``0`` keeps them on disk for every extract.
+
+    Raises
+    ------
+    InputError
+        If it is set to anything but a finite number of 0 or more (``abc``, ``-1``,
+        ``nan``, ``inf``): one line naming the variable and the values it takes.
     """
-    return _env_float(LOCATIONS_ON_DISK_MB_ENV, DEFAULT_LOCATIONS_ON_DISK_MB)
+    raw = _env(LOCATIONS_ON_DISK_MB_ENV).strip()
+    if not raw:
+        return DEFAULT_LOCATIONS_ON_DISK_MB
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        shown = raw if len(raw) <= 40 else raw[:40] + "..."
+        raise InputError(
+            f"{LOCATIONS_ON_DISK_MB_ENV}={shown!r} is not a size: give a number of MB, 0 or "
+            f"more (0: always on disk; default {DEFAULT_LOCATIONS_ON_DISK_MB:g}), or unset it"
+        )
+    return value

@@ -84,7 +84,7 @@ def test_extract_cache_mb_refuses_what_is_not_a_size(
 
 
 @pytest.mark.parametrize(
-    ("value", "expected"), [(None, 512.0), ("0", 0.0), ("2048", 2048.0), ("big", 512.0)]
+    ("value", "expected"), [(None, 512.0), ("", 512.0), ("0", 0.0), ("2048", 2048.0)]
 )
 def test_locations_on_disk_mb(
     clean_env: pytest.MonkeyPatch, value: str | None, expected: float
@@ -92,6 +92,18 @@ def test_locations_on_disk_mb(
     if value is not None:
         clean_env.setenv(settings.LOCATIONS_ON_DISK_MB_ENV, value)
     assert settings.locations_on_disk_mb() == expected
+
+
+@pytest.mark.parametrize("value", ["big", "-1", "nan", "inf", "1e400"])
+def test_locations_on_disk_mb_refuses_what_is_not_a_size(
+    clean_env: pytest.MonkeyPatch, value: str
+) -> None:
+    """Not a silent default: a typo would otherwise change where locations go unseen."""
+    clean_env.setenv(settings.LOCATIONS_ON_DISK_MB_ENV, value)
+    with pytest.raises(InputError) as caught:
+        settings.locations_on_disk_mb()
+    message = str(caught.value)
+    assert "\n" not in message and f"{settings.LOCATIONS_ON_DISK_MB_ENV}={value!r}" in message
 
 
 @pytest.mark.parametrize(
