@@ -337,6 +337,16 @@ def _add_page_routes(app: FastAPI) -> None:
         data, media = found
         return Response(data, media_type=media, headers={"Cache-Control": "max-age=3600"})
 
+    @app.get("/manifest.webmanifest", include_in_schema=False)
+    async def manifest() -> Response:
+        return Response(assets.manifest(), media_type=assets.MANIFEST_TYPE)
+
+    # At the root, so its scope is the whole page; no-cache: a new release is seen at once.
+    @app.get("/sw.js", include_in_schema=False)
+    async def service_worker() -> Response:
+        headers = {"Cache-Control": "no-cache", "Content-Security-Policy": assets.WORKER_CSP}
+        return Response(assets.service_worker(), media_type="text/javascript", headers=headers)
+
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
         return assets.docs_page(app.openapi_url or "/openapi.json", app.title)

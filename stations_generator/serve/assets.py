@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from functools import cache
 from importlib import resources
 
 from fastapi.responses import HTMLResponse
+
+from stations_generator.serve.security import TILE_ORIGIN
 
 _SOURCE_MAP = re.compile(r"\n?/[/*]# sourceMappingURL=[^\n]*")
 
@@ -41,7 +44,18 @@ ASSETS: dict[str, tuple[str, str]] = {
     "sheet.js": ("serve/static/sheet.js", "text/javascript"),
     "thermometer.js": ("serve/static/thermometer.js", "text/javascript"),
     "app.css": ("serve/static/app.css", "text/css"),
+    "offline.js": ("serve/static/offline.js", "text/javascript"),
+    "icon-192.png": ("serve/static/icon-192.png", "image/png"),
+    "icon-512.png": ("serve/static/icon-512.png", "image/png"),
 }
+
+#: The web app manifest's media type (served at ``/manifest.webmanifest``).
+MANIFEST_TYPE = "application/manifest+json"
+#: What the service worker may fetch: its own server and the map tiles (it keeps them).
+WORKER_CSP = (
+    f"default-src 'none'; connect-src 'self' {TILE_ORIGIN}; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 
 
 @cache
@@ -64,6 +78,31 @@ def asset(name: str) -> tuple[bytes, str] | None:
 def page() -> str:
     """The page's HTML."""
     return _read("serve/static/index.html").decode("utf-8")
+
+
+def manifest() -> bytes:
+    """The web app manifest (``static/manifest.webmanifest``)."""
+    return _read("serve/static/manifest.webmanifest")
+
+
+@cache
+def service_worker() -> str:
+    """The service worker (``static/sw.js``) with its cache list filled in.
+
+    Its cache holds the page (``/``) and every entry of :data:`ASSETS` except the API
+    page's Swagger UI; its name is the package version and a hash of those files, so a
+    new release (or any changed file) replaces the cache.
+    """
+    from stations_generator import __version__
+
+    names = sorted(n for n in ASSETS if not n.startswith("swagger-ui/"))
+    digest = hashlib.sha256(_read("serve/static/index.html"))
+    for name in names:
+        digest.update(name.encode() + b"\0" + _read(ASSETS[name][0]))
+    version = f"{__version__}-{digest.hexdigest()[:12]}"
+    shell = json.dumps(["/", *(f"/assets/{n}" for n in names)])
+    text = _read("serve/static/sw.js").decode("utf-8")
+    return text.replace('"__VERSION__"', json.dumps(version)).replace("__SHELL__", shell)
 
 
 _INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)

@@ -33,10 +33,12 @@ from urllib.parse import urlsplit
 TILE_ORIGIN = "https://tile.openstreetmap.org"
 
 #: The page's policy: its own scripts, styles and requests; images also from the tile
-#: server (``data:`` for the icons Leaflet-Geoman's CSS inlines); no frames, no plugins.
+#: server (``data:`` for the icons Leaflet-Geoman's CSS inlines); its own service worker
+#: and web app manifest; no frames, no plugins.
 PAGE_CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; "
     f"img-src 'self' data: {TILE_ORIGIN}; connect-src 'self'; font-src 'self'; "
+    "worker-src 'self'; manifest-src 'self'; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 

@@ -19,9 +19,16 @@ function el(tag, attrs, ...children) {
 }
 
 async function api(path, body) {
-  const res = await fetch(path, body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-  });
+  let res;
+  try {
+    res = await fetch(path, body === undefined ? {} : {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+  } catch (_e) { // no answer at all: offline.js says so and asks again later
+    sg.offline.lost();
+    throw new Error("offline: the server cannot be reached; try again when it is back");
+  }
+  if (res.headers.get("X-Offline-Copy")) sg.offline.lost(); // sw.js answered from its copy
   if (!res.ok) {
     let message = `${res.status} ${res.statusText}`;
     try { message = (await res.json()).error || message; } catch (_e) { /* not JSON */ }
@@ -596,6 +603,7 @@ function editQuestion(i) {
   catch (e) { showError("game-error", "the question is not JSON: " + e.message); }
 }
 
+sg.gameChanged = gameChanged;
 function gameChanged() {
   $("replay").max = sg.game.doc.questions.filter((_q, i) => !sg.game.hidden[i]).length;
   $("replay").value = $("replay").max;
@@ -712,6 +720,7 @@ $("q-add").onclick = () => {
   const d = $("q-distance").value.trim();
   if (type === "radius" || type === "tentacles" || (type === "thermometer" && d)) q[type === "thermometer" ? "distance" : "radius"] = d;
   q.answer = ANSWERS[type].length ? $("q-answer").value : $("q-answer-text").value.trim() || "not within";
+  if (sg.offline.take(q)) { clearMarks(); return; } // offline: queued, applied when back
   sg.game.doc.questions.push(q);
   sg.game.hidden.push(false);
   clearMarks();
@@ -784,5 +793,7 @@ window.addEventListener("unhandledrejection", (e) => sg.errors.push(String(e.rea
   const params = new URLSearchParams(location.search);
   if (params.get("hzc")) { await loadGameText(location.href, "share link"); showView("game"); }
   if (restored) regenerate();
+  if (restored && sg.game && !params.get("hzc")) applyGame(); // the last game again (from sw.js's copy offline)
+  if (sg.offline.queued().length) sg.offline.probe();
   sg.ready = true;
 })();

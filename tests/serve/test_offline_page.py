@@ -1,0 +1,168 @@
+"""The page installed and offline: its web app manifest, its service worker, and a reload
+in airplane mode.
+
+The fast tests read the manifest and ``/sw.js`` from the app in-process. The browser test
+(Debian's Chromium driven by Playwright, as tests/serve/test_serve_browser.py) opens the
+Helsinki game on the real server on 127.0.0.1 (a secure context, as service workers
+need), goes offline and reloads: the page, the play area, the remaining area and the zones
+draw again from the worker's copies; a question added offline is queued, and applied when
+the network is back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+from support.browser import CHROMIUM, CHROMIUM_FLAGS, keep_offline, sync_playwright_or_fail
+from support.serve_support import HELSINKI_GAME, api_client, config, running_server
+
+from stations_generator import __version__
+from stations_generator.serve.app import create_app
+from stations_generator.serve.assets import ASSETS
+from stations_generator.serve.security import TILE_ORIGIN
+
+
+@pytest.fixture(scope="module")
+def client():
+    return api_client(create_app(config()))
+
+
+def _secure(answer) -> str:
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    assert answer.headers["referrer-policy"] == "no-referrer"
+    policy = answer.headers["content-security-policy"]
+    assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy
+    assert "'unsafe-inline'" not in policy and "'unsafe-eval'" not in policy
+    return policy
+
+
+def test_the_manifest_is_served_linked_and_its_icons_exist(client):
+    answer = client.get("/manifest.webmanifest")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "application/manifest+json"
+    _secure(answer)
+    manifest = answer.json()
+    assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
+    assert manifest["name"] and manifest["short_name"] and manifest["theme_color"]
+    sizes = set()
+    for icon in manifest["icons"]:
+        png = client.get(icon["src"])
+        assert png.status_code == 200 and png.headers["content-type"] == icon["type"]
+        assert png.content.startswith(b"\x89PNG\r\n\x1a\n")
+        width, height = int.from_bytes(png.content[16:20]), int.from_bytes(png.content[20:24])
+        assert icon["sizes"] == f"{width}x{height}"
+        sizes.add(width)
+    assert {192, 512} <= sizes  # what browsers ask of an installable app
+    page = client.get("/")
+    assert '<link rel="manifest" href="manifest.webmanifest">' in page.text
+    policy = _secure(page)
+    assert "manifest-src 'self'" in policy and "worker-src 'self'" in policy
+
+
+def test_the_service_worker_caches_the_whole_shell_of_this_version(client):
+    answer = client.get("/sw.js")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/javascript")
+    assert answer.headers["cache-control"] == "no-cache"  # a new release is seen at once
+    policy = _secure(answer)
+    # It may fetch the server and the tiles it keeps, nothing else.
+    assert re.search(r"connect-src 'self' (\S+);", policy).group(1) == TILE_ORIGIN
+    text = answer.text
+    assert "__SHELL__" not in text and "__VERSION__" not in text
+    shell = json.loads(re.search(r"^const SHELL = (.*);$", text, re.M).group(1))
+    version = re.search(r'^const VERSION = "(.*)";$', text, re.M).group(1)
+    assert version.startswith(__version__ + "-")
+    expected = {"/", *(f"/assets/{n}" for n in ASSETS if not n.startswith("swagger-ui/"))}
+    assert set(shell) == expected
+    for path in shell:
+        assert client.get(path).status_code == 200, path
+    assert client.get("/sw.js").text == text  # same files, same worker
+
+
+def _wait(page, expression: str, timeout_s: float = 30) -> None:
+    """Poll ``expression`` in the page (its CSP forbids Playwright's eval-based wait)."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(f"() => !!({expression})"):
+        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
+        time.sleep(0.05)
+
+
+def _drawn(page) -> dict:
+    """What the game view shows: the layers on the map, the status, the questions."""
+    return page.evaluate(
+        """() => ({
+            zones: document.querySelectorAll('#map path.leaflet-interactive').length,
+            remaining: document.querySelectorAll('#map path[fill="#ff9800"]').length,
+            status: document.getElementById('game-status').innerText,
+            questions: document.querySelectorAll('#questions li').length,
+            files: sg.gameResult && sg.gameResult.files,
+        })"""
+    )
+
+
+@pytest.mark.slow
+def test_a_reload_offline_redraws_the_game_and_queues_new_questions():
+    sync_playwright = sync_playwright_or_fail()
+    with running_server(create_app(config())) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS
+        )
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        blocked: list[str] = []
+        errors: list[str] = []
+        keep_offline(context, blocked)
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        try:
+            page.goto(url)
+            _wait(page, "window.sg && sg.ready && navigator.serviceWorker.controller")
+            page.click("#tab-game")
+            page.set_input_files("#load-game", str(HELSINKI_GAME))
+            _wait(page, "(sg.gameRendered || 0) > 0")
+            online = _drawn(page)
+            assert "hiding zones still possible: 14 of 30" in online["status"]
+            assert page.is_hidden("#offline-status")
+
+            context.set_offline(True)
+            page.reload()
+            _wait(page, "window.sg && sg.ready && (sg.gameRendered || 0) > 0")
+            offline = _drawn(page)
+            assert offline == online  # the same game, drawn from the worker's copies
+            assert offline["zones"] > 0 and offline["remaining"] > 0
+            status = page.inner_text("#offline-status")
+            assert status.startswith("Offline:") and "queued" in status
+            # The shell from the worker's cache: every style sheet, Leaflet's styles applied.
+            assert page.evaluate(
+                """() => [...document.styleSheets].filter((s) => s.cssRules.length).length === 3
+                    && getComputedStyle(document.getElementById('map')).overflow === 'hidden'"""
+            )
+
+            # A question added offline waits in the queue, said so; the map stays as it was.
+            page.select_option("#q-type", "radius")
+            page.fill("#q-distance", "600 m")
+            page.select_option("#q-answer", "within")
+            box = page.locator("#map").bounding_box()
+            page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
+            page.click("#q-add")
+            queued = page.locator("#queued-questions li")
+            assert queued.count() == 1 and "queued" in queued.inner_text()
+            assert page.evaluate("sg.game.doc.questions.length") == 7
+            assert page.evaluate("sg.offline.queued().length") == 1
+
+            before = page.evaluate("sg.gameRendered")
+            context.set_offline(False)
+            _wait(page, f"sg.gameRendered > {before} && sg.gameResult.labels.length === 8")
+            assert page.evaluate("sg.game.doc.questions.length") == 8
+            assert page.evaluate("sg.offline.queued().length") == 0
+            assert queued.count() == 0 and page.is_hidden("#offline-status")
+            assert _drawn(page)["files"]["zones.geojson"] != online["files"]["zones.geojson"]
+        finally:
+            context.close()
+            browser.close()
+    # Only the failed look-ups of the server while offline, nothing else.
+    assert [e for e in errors if "ERR_INTERNET_DISCONNECTED" not in e] == []
+    assert blocked == []
