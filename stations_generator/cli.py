@@ -105,6 +105,13 @@ class Group(click.Group):
         except UserError as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except BrokenPipeError:  # the reader left (`… | head`): stop quietly, as tools do
+            import os
+            import sys
+
+            # Later writes (the final flush) go nowhere instead of failing again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            ctx.exit(141)  # 128 + SIGPIPE, what a shell reports for a tool killed by it
         except OSError as exc:  # disk full, permission denied, …
             click.echo(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
             ctx.exit(5)

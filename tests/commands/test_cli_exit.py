@@ -130,3 +130,17 @@ def test_leaving_at_once_writes_whole_files(tmp_path):
     collection = json.loads((out / "stations.geojson").read_text(encoding="utf-8"))
     assert any(f["properties"].get("role") == "station" for f in collection["features"])
     assert (out / "stations.kml").read_text(encoding="utf-8").endswith("</kml>\n")
+
+
+def test_a_reader_that_leaves_ends_the_program_quietly():
+    """`stations-generator … | head -1`: the pipe closes before the output is written; the
+    program stops with 141 (128 + SIGPIPE, as tools killed by it) and says nothing."""
+    program = subprocess.Popen(
+        [sys.executable, "-m", "stations_generator", "referee", "state",
+         str(REPO / "examples" / "referee" / "helsinki-log.json")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
+    )  # fmt: skip
+    program.stdout.close()  # the reader leaves before anything is written
+    stderr = program.stderr.read().decode()
+    assert program.wait(60) == 141
+    assert stderr == ""
