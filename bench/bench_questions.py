@@ -23,7 +23,7 @@ a 590 × 333 km play area north of it and on the same shapes moved across ±180�
 ``--base DIR`` runs the same in another copy of the code (``git archive HEAD | tar
 -x -C DIR``) in the same run and prints the ratios (median of ``--runs``, alternating):
 
-    cd /tmp && python /path/to/repo/bench/bench_questions.py --kinds --base /tmp/q_base
+    python bench/bench_questions.py --kinds --base ../q_base   # from the repository root
 """
 
 from __future__ import annotations

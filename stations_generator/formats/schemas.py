@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from stations_generator.core.referee.events import EVENT_KINDS, FREE_QUESTIONS
+
 __all__ = [
     "GAME",
     "GAME_LOG",
@@ -575,30 +577,7 @@ TAIBELED_STATE: dict[str, Any] = {
 
 _CARD_ID = {"type": "string", "minLength": 1, "x-expected": 'a card id such as "veto-question"'}
 _CARD_IDS = {"type": "array", "items": _CARD_ID, "x-expected": "a list of card ids"}
-_EVENT_NAMES = [
-    "hiding-started",
-    "seeking-started",
-    "end-game-started",
-    "end-game-left",
-    "hider-found",
-    "lunch-started",
-    "break-started",
-    "break-ended",
-    "thermometer-started",
-    "thermometer-cancelled",
-    "question-asked",
-    "question-answered",
-    "hint-given",
-    "free-question",
-    "cards-drawn",
-    "cards-replaced",
-    "cards-kept",
-    "cards-discarded",
-    "card-played",
-    "curse-cast",
-    "curse-cleared",
-    "curse-vetoed",
-]
+_EVENT_NAMES = list(EVENT_KINDS)
 _ID_FIX = {"id": 'add "id": the id of the question, such as "q3"'}
 
 
@@ -636,7 +615,7 @@ _GAME_EVENT: dict[str, Any] = {
         "team": {"enum": ["seekers", "hider", "both"], "x-expected": "seekers, hider or both"},
         "accepted": {"type": "boolean", "x-expected": "true (the seekers accepted) or false"},
         "free": {
-            "enum": ["map-correct", "what-to-ask", "passed-by", "blue-lines"],
+            "enum": list(FREE_QUESTIONS),
             "x-expected": "a free question: map-correct, what-to-ask, passed-by or blue-lines",
         },
         "exit_blue_lines": {"type": "boolean", "x-expected": "true or false"},

@@ -26,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from stations_generator.core.questions.geometry import Question
+if TYPE_CHECKING:
+    from stations_generator.core.questions.geometry import Question
 
 ROUND_EVENTS = (
     "hiding-started",
