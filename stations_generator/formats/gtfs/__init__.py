@@ -1,0 +1,1 @@
+"""GTFS feeds, read from a .zip or a folder and checked (see :mod:`.reader`)."""
