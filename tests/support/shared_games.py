@@ -1,10 +1,17 @@
-"""Shared games in tests: the Helsinki example game, its events, and the API calls."""
+"""Shared games in tests: the Helsinki example game, its events, the API calls, and a real
+``serve`` process (restartable on the same port and database) for the browser tests."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
 
-from support.serve_support import HELSINKI_GAME
+from support.paths import REPO
+from support.serve_support import HELSINKI_AREA, HELSINKI_GAME, HELSINKI_PBF
 
 WS = "ws://127.0.0.1/api/shared/ws"
 GAME = json.loads(HELSINKI_GAME.read_text("utf-8"))
@@ -53,3 +60,42 @@ def hello(ws, game: dict, token: str, since: int = 0) -> dict:
     welcome = ws.receive_json()
     assert welcome["type"] == "welcome", welcome
     return welcome
+
+
+# -- a real ``serve`` process for the browser tests ---------------------------------------
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now (kept across a restart)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_serve(port: int, database) -> tuple:
+    """``serve`` on 127.0.0.1:``port`` with the Helsinki data, offline, its shared games in
+    ``database``; returns (process, page URL) once it listens."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "stations_generator", "serve", "--offline",
+         "--port", str(port), "--database", str(database),
+         "--osm", str(HELSINKI_PBF), "--file", str(HELSINKI_AREA)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    line = process.stdout.readline()
+    if not line.startswith(f"Serving the station map page on http://127.0.0.1:{port}"):
+        process.kill()
+        raise AssertionError(f"serve did not start: {line!r} {process.stderr.read()[-2000:]}")
+    return process, f"http://127.0.0.1:{port}/"
+
+
+def stop_serve(process) -> str:
+    """Stop ``serve`` as Ctrl-C would (SIGTERM; bounded wait); returns what it wrote to stderr."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+    return process.stderr.read()

@@ -7,44 +7,6 @@ const sg = Object.assign((window.sg = window.sg || {}), { errors: [], seq: 0, sh
 // A phone, upright or sideways: the same query as app.css and sheet.js.
 const PHONE = window.matchMedia("(max-width: 700px), (max-height: 500px)").matches;
 
-function $(id) { return document.getElementById(id); }
-function el(tag, attrs, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "on") for (const [ev, fn] of Object.entries(v)) e.addEventListener(ev, fn);
-    else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) e.append(c);
-  return e;
-}
-
-async function api(path, body) {
-  let res;
-  try {
-    res = await fetch(path, body === undefined ? {} : {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-    });
-  } catch (_e) { // no answer at all: offline.js says so and asks again later
-    sg.offline.lost();
-    throw new Error("offline: the server cannot be reached; try again when it is back");
-  }
-  if (res.headers.get("X-Offline-Copy")) sg.offline.lost(); // sw.js answered from its copy
-  if (!res.ok) {
-    let message = `${res.status} ${res.statusText}`;
-    try { message = (await res.json()).error || message; } catch (_e) { /* not JSON */ }
-    throw new Error(message);
-  }
-  return res;
-}
-
-function showError(box, message) {
-  const e = $(box);
-  e.textContent = message ? sg.words.pageMessage(message) : "";
-  e.hidden = !message;
-  if (message && sg.sheet && sg.sheet.state() === "peek") sg.sheet.set("half"); // in sight
-}
-/** A message about the page in the current view's error box (location.js uses it). */
-sg.showMessage = (message) => showError(sg.view === "game" ? "game-error" : "error", message);
 
 /** Fit the map to `bounds`, leaving out what the bottom sheet covers on a phone. */
 function fit(bounds) {
@@ -172,88 +134,6 @@ $("load-area").onchange = async (ev) => {
   }
   ev.target.value = "";
 };
-
-// ----------------------------------------------------------------- settings panel
-
-function settingInput(opt) {
-  const id = "opt-" + opt.name;
-  let input;
-  if (opt.kind === "flag") {
-    input = el("input", { type: "checkbox", id });
-  } else if (opt.kind === "choice") {
-    input = el("select", { id }, el("option", { value: "" }, "inferred"),
-      ...opt.choices.map((c) => el("option", { value: c }, c)));
-  } else if (opt.kind === "list") {
-    input = el("select", { id, multiple: true, size: 6 },
-      ...sg.config.categories.map((c) => el("option", { value: c }, c)));
-  } else {
-    input = el("input", { id, type: opt.kind === "text" ? "text" : "number",
-      step: opt.kind === "int" ? "1" : "any",
-      placeholder: opt.default === null ? "" : String(opt.default) });
-  }
-  input.addEventListener("change", changed);
-  if (input.tagName === "INPUT" && input.type !== "checkbox") input.addEventListener("input", changed);
-  // The player's label; the CLI option only as the tooltip (for who also uses the CLI).
-  const help = opt.page_help + (opt.default !== null && opt.kind !== "flag" ? ` Default: ${opt.default}.` : "");
-  return el("div", { class: "setting", title: `command line: ${opt.flag}` },
-    el("label", { for: id }, el("span", { class: "label" }, opt.label), " ", input,
-      opt.limits ? el("span", { class: "limits" }, opt.limits) : "",
-      opt.name === "game_size" ? el("span", { id: "inferred-size", class: "help" }) : ""),
-    el("div", { class: "help" }, help));
-}
-
-function readSettings() {
-  const out = {};
-  for (const opt of sg.config.options) {
-    const e = $("opt-" + opt.name);
-    if (opt.kind === "flag") { if (e.checked) out[opt.name] = true; continue; }
-    if (opt.kind === "list") {
-      const chosen = [...e.selectedOptions].map((o) => o.value);
-      if (chosen.length) out[opt.name] = chosen;
-      continue;
-    }
-    if (e.value === "") continue;
-    out[opt.name] = opt.kind === "int" ? Number(e.value) : opt.kind === "float" ? Number(e.value) : e.value;
-  }
-  return out;
-}
-
-function writeSettings(settings) {
-  for (const opt of sg.config.options) {
-    const e = $("opt-" + opt.name), v = settings[opt.name];
-    if (opt.kind === "flag") e.checked = !!v;
-    else if (opt.kind === "list") for (const o of e.options) o.selected = (v || []).includes(o.value);
-    else e.value = v === undefined || v === null ? "" : String(v);
-  }
-}
-
-function sourceChoices() {
-  const box = $("sources");
-  box.replaceChildren();
-  const add = (name, role, checked) => box.append(el("label", {},
-    el("input", { type: "checkbox", class: "src-" + role, value: name, checked, on: { change: changed } }),
-    ` ${role === "osm" ? "OSM" : "water"}: ${name}`));
-  // The first extract by default: an extract that misses the area only adds a warning.
-  sg.config.osm_files.forEach((n, i) => add(n, "osm", i === 0));
-  for (const n of sg.config.water_files) add(n, "water", true);
-  box.append(el("p", { class: "help" }, "Tick the OSM extracts and water files that cover the play area."));
-  if (!sg.config.osm_files.length) box.append(el("p", { class: "help" }, sg.config.online
-    ? "This server has no OSM extract: places are looked up on OpenStreetMap online (kept once fetched)."
-    : "This server has no OSM extract and works offline: load a play area only where whoever runs it has data."));
-}
-function gameSourceChoices() {
-  $("game-osm").replaceChildren(...sg.config.osm_files.map((n) => el("label", {},
-    el("input", { type: "checkbox", class: "src-game", value: n, on: { change: () => sg.game && !sg.game.ours && applyGame() } }), ` ${n}`)));
-  $("game-area").append(...sg.config.other_files.map((n) => el("option", { value: n }, n)));
-  $("game-area").onchange = () => sg.game && !sg.game.ours && applyGame();
-}
-function gameExtras() {
-  if (!sg.game || sg.game.ours) return {};
-  const extra = { osm: chosen("game") };
-  if ($("game-area").value) extra.play_area = $("game-area").value;
-  return extra;
-}
-const chosen = (role) => [...document.querySelectorAll(".src-" + role)].filter((c) => c.checked).map((c) => c.value);
 
 // ------------------------------------------------------------ state and persistence
 
@@ -389,18 +269,6 @@ function drawStationMap(data) {
   sg.rendered = (sg.rendered || 0) + 1;
 }
 
-function escapeHtml(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
-}
-
-async function download(path, body, name) {
-  const res = await api(path, body);
-  const blob = await res.blob();
-  const a = el("a", { href: URL.createObjectURL(blob), download: name });
-  document.body.append(a);
-  a.click();
-  a.remove();
-}
 
 function downloadButtons() {
   for (const name of sg.config.downloads) {
@@ -449,6 +317,7 @@ function showView(view) {
   save();
 }
 for (const b of document.querySelectorAll(".tab")) b.onclick = () => showView(b.dataset.view);
+sg.showView = showView;
 
 // --------------------------------------------------------------------------- game
 
@@ -550,7 +419,9 @@ function renderQuestions() {
   const list = $("questions");
   list.replaceChildren();
   const g = sg.game;
+  // A shared game's questions are its events' (shared.js): shown, not edited here.
   if (!g.ours) { for (const l of g.labels) list.append(el("li", {}, l)); return; }
+  if (g.shared) { g.doc.questions.forEach((q, i) => list.append(el("li", {}, `${g.labels[i] || q.type}: ${sg.words.answerText(q, g.answerNames)}`))); return; }
   let shown = 0;
   g.doc.questions.forEach((q, i) => {
     const label = g.hidden[i] ? `${q.type} ${q.subject || q.radius || q.distance || ""} (hidden)` : g.labels[shown++] || q.type;
@@ -609,7 +480,7 @@ function gameChanged() {
   $("replay").value = $("replay").max;
   $("replay-label").textContent = "all";
   save();
-  applyGame();
+  return applyGame(); // shared.js waits for the new remaining area
 }
 
 $("replay").oninput = () => {
@@ -720,6 +591,7 @@ $("q-add").onclick = () => {
   const d = $("q-distance").value.trim();
   if (type === "radius" || type === "tentacles" || (type === "thermometer" && d)) q[type === "thermometer" ? "distance" : "radius"] = d;
   q.answer = ANSWERS[type].length ? $("q-answer").value : $("q-answer-text").value.trim() || "not within";
+  if (sg.shared.ask(q)) { clearMarks(); return; } // a shared game: sent to the hider (shared.js)
   if (sg.offline.take(q)) { clearMarks(); return; } // offline: queued, applied when back
   sg.game.doc.questions.push(q);
   sg.game.hidden.push(false);
@@ -782,6 +654,8 @@ window.addEventListener("error", (e) => sg.errors.push(String(e.message)));
 window.addEventListener("unhandledrejection", (e) => sg.errors.push(String(e.reason)));
 
 (async function start() {
+  // Every script of the page has run (shared.js comes after this one) before the start.
+  if (document.readyState === "loading") await new Promise((r) => document.addEventListener("DOMContentLoaded", r));
   sg.config = await (await api("api/config")).json();
   sourceChoices();
   gameSourceChoices();
@@ -795,5 +669,6 @@ window.addEventListener("unhandledrejection", (e) => sg.errors.push(String(e.rea
   if (restored) regenerate();
   if (restored && sg.game && !params.get("hzc")) applyGame(); // the last game again (from sw.js's copy offline)
   if (sg.offline.queued().length) sg.offline.probe();
+  await sg.shared.start(); // a shared game joined by its link, or the one joined before
   sg.ready = true;
 })();
