@@ -11,7 +11,10 @@ stop times. The feed is written as a zip to a temporary folder. Reported, in one
 * cached load: the same through the cache;
 * the timetable of a weekday (patterns, walking transfers), built once per day;
 * one reachability query (RAPTOR, unlimited rounds) from a station at 08:00, and the
-  arrival at every station from it (the same query: all stations' times at once).
+  arrival at every station from it (the same query: all stations' times at once);
+* every hiding zone's earliest time from that start in one query (:func:`bench_zones`):
+  the zones (a 500 m circle around each station, the JLTG.EU S/M radius) built once
+  per timetable, then the query and each zone's least time over its stops.
 
     python bench/bench_gtfs.py [--copies 5] [--repeats 5]
 """
@@ -95,6 +98,28 @@ def scaled_feed(out: Path, copies: int, repeats: int) -> Path:
     return out
 
 
+def bench_zones(tt, platforms: list[int]) -> None:
+    """All hiding zones' earliest times for one start, one query (printed)."""
+    from stations_generator.core.questions.rules import RULE_SETS
+    from stations_generator.core.transit.reach import feed_zones, hiding_deadline, reach_zones
+
+    radius = RULE_SETS["jltg-eu"].radius_m("M")
+    t0 = time.perf_counter()
+    zones = feed_zones(tt, radius)
+    built = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    reach = reach_zones(tt, zones, 8 * 3600, from_stops=platforms)
+    query = time.perf_counter() - t0
+    reached = int(reach.within(10**9).sum())
+    in_hour = int(reach.within(hiding_deadline(8 * 3600, "M")).sum())
+    print(
+        f"zones ({radius:g} m) built:          {built:.3f} s   ({len(zones)} zones, {len(zones.pair_zone):,} zone-stop pairs)"
+    )
+    print(
+        f"all zones' times, one query: {query:.3f} s   [target <= 1 s], {reached}/{len(zones)} reached, {in_hour} in an M game's hiding period"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=5)
@@ -145,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  all stations' arrival times in it: {reached}/{stations} reached, the last at {last // 3600:02d}:{last // 60 % 60:02d}"
         )
+        bench_zones(tt, platforms)
     return 0
 
 

@@ -32,6 +32,8 @@ LAZY_COMMANDS = {
     "serve": "stations_generator.commands.serve:serve",
     # Refereeing a round with a game log (issue 38): start, record, state, check-curse.
     "referee": "stations_generator.commands.referee:referee",
+    # GTFS timetables (issue 42): stations, lines, check-stops, reach, audit.
+    "timetable": "stations_generator.commands.timetable:timetable",
 }
 
 
@@ -50,6 +52,7 @@ LAZY_HELP = {
     "board": "Het Jachtseizoen boards from real maps: generate, referee, track, simulate.",
     "serve": "Serve the organiser's web page: draw a play area, get the station map, run the game.",
     "referee": "Referee a round by the JLTG.EU house rules: a game log, checked event by event.",
+    "timetable": "GTFS timetables: stations from a feed, lines and frequencies, valid hiding stops.",
 }
 
 

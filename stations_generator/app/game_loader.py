@@ -171,6 +171,13 @@ def load_game_json(
         stations = context.stations_from_file(sources.stations)
     elif isinstance(stations_spec, str):
         stations = context.stations_from_file(_resolve(base, stations_spec))
+    elif "gtfs" in stations_spec:  # a GTFS feed's stations (docs/timetables.md)
+        stations = _feed_stations(stations_spec, base, area, rules, size, data)
+    elif set(stations_spec) - {"categories"}:
+        raise InputError(
+            f"{source}: stations: {sorted(set(stations_spec) - {'categories'})[0]!r} needs "
+            '"gtfs": the feed it chooses from; add it, or drop the key'
+        )
     else:
         stations = context.stations_from_osm(
             stations_spec.get("categories", DEFAULT_STATION_CATEGORIES)
@@ -193,6 +200,20 @@ def load_game_json(
     except ValueError as exc:
         raise InputError(f"{source}: {exc}") from None
     return LoadedGame(game, context, source)
+
+
+def _feed_stations(
+    spec: dict, base: Path, area: BaseGeometry, rules: Any, size: str, data: dict
+) -> list[Station]:
+    """The game's stations from the GTFS feed its ``"stations"`` name."""
+    from stations_generator.app.timetable_game import feed_game_stations
+    from stations_generator.core.geo.antimeridian import centre_lon
+
+    try:
+        radius = rules.radius_m(size, tuple(data.get("modifiers", ())))
+    except (ValueError, KeyError):
+        radius = None  # the game's own check below says what is wrong
+    return feed_game_stations(spec, base, area, rules.name, centre_lon(area), radius)
 
 
 def game_to_dict(loaded: LoadedGame) -> dict:

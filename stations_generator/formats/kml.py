@@ -278,6 +278,8 @@ def _description(props: dict[str, Any]) -> str:
         f"Open during play: {props.get('open_during_play') or 'unknown'}\n"
         f"Opening hours: {props.get('opening_hours') or 'not in OSM'}"
     )
+    if props.get("routes"):  # a station from a GTFS feed (timetable stations)
+        text += f"\nRoutes: {str(props['routes']).replace(';', ', ')}"
     url = _osm_url(props)
     return f"{text}\nOpenStreetMap: {url}" if url else text
 
@@ -373,6 +375,7 @@ def stations_kml(
     *,
     name: str = "Stations",
     records: list[StationRecord] | None = None,
+    attribution: str | None = None,
 ) -> str:
     """Render the station map as a KML 2.2 document Google My Maps can import.
 
@@ -391,6 +394,9 @@ def stations_kml(
         Excluded areas; written to an "Exclusions" folder when there are any.
     name : str
         The document name shown by the map application.
+    attribution : str, optional
+        The document's description, the data's credit [default: ``Map data`` and the
+        OpenStreetMap credit, :data:`~stations_generator.formats.geojson.ATTRIBUTION`].
 
     Returns
     -------
@@ -414,7 +420,7 @@ def stations_kml(
     out.open("kml", f' xmlns="{_attr(KML_NS)}"')
     out.open("Document")
     out.leaf("name", name)
-    out.leaf("description", f"Map data {ATTRIBUTION}")
+    out.leaf("description", f"Map data {ATTRIBUTION}" if attribution is None else attribution)
     _document_styles(out, records)
     _area_folders(out, play_area, exclusions)
     _cluster_folders(out, records)

@@ -266,6 +266,30 @@ _QUESTION: dict[str, Any] = {
 }
 
 #: Our game file, ``"format": "stations-generator-game/1"`` (see gamefile.py).
+
+_TEXT_LIST = {"type": "array", "items": {"type": "string"}, "x-expected": "a list of texts"}
+#: A game's stations from a GTFS feed (docs/timetables.md, app/timetable_game.py).
+_FEED_STATIONS: dict[str, Any] = {
+    "gtfs": {"type": "string", "x-expected": "the path of a GTFS .zip or folder"},
+    "route_types": {
+        "type": "array",
+        "items": {"type": ["string", "integer"]},
+        "x-expected": 'a list of route types such as ["rail", 109]',
+    },
+    "routes": _TEXT_LIST,
+    "date": {"type": "string", "x-expected": "a date YYYY-MM-DD"},
+    "window": {
+        "type": "string",
+        "pattern": "^[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}$",
+        "x-expected": "the hours HH:MM-HH:MM",
+    },
+    "min_per_hour": {"type": "number", "minimum": 0, "x-expected": "a number ≥ 0"},
+    "every_nth": {"type": "integer", "minimum": 1, "x-expected": "a whole number ≥ 1"},
+    "attribution": {"type": "string", "x-expected": "the feed's credit"},
+    "line_every_min": {"type": "integer", "minimum": 1, "x-expected": "whole minutes ≥ 1"},
+    "valid_stops_only": {"type": "boolean", "x-expected": "true or false"},
+}
+
 GAME: dict[str, Any] = {
     "$defs": _GEOJSON_DEFS,
     "type": "object",
@@ -308,7 +332,7 @@ GAME: dict[str, Any] = {
         },
         "stations": {
             "type": ["string", "object"],
-            "x-expected": 'a stations.geojson path or {"categories": […]}',
+            "x-expected": 'a stations.geojson path, {"categories": […]} or {"gtfs": "feed.zip", …}',
             "if": {"type": "object"},
             "then": {
                 "additionalProperties": False,
@@ -318,7 +342,8 @@ GAME: dict[str, Any] = {
                         "minItems": 1,
                         "items": {"type": "string", "x-expected": "a category name"},
                         "x-expected": 'a list of category names such as ["train_station"]',
-                    }
+                    },
+                    **_FEED_STATIONS,
                 },
             },
         },

@@ -50,7 +50,9 @@ def _imported_by(*args: str) -> list[str]:
     return json.loads(proc.stderr.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("args", [["--help"], ["generate", "--help"], ["--version"]])
+@pytest.mark.parametrize(
+    "args", [["--help"], ["generate", "--help"], ["--version"], ["timetable", "--help"]]
+)
 def test_help_imports_no_heavy_library(args):
     assert _imported_by(*args) == []
 

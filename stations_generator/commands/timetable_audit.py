@@ -1,0 +1,145 @@
+"""``timetable audit``: a play area's timetable audit for Hide + Seek.
+
+A table on stderr (zones by game size, lines and their frequencies, stops that fail the
+house rules' validity), the audit as JSON with ``-o`` (or on stdout), and with
+``--html`` a page: the zones coloured by arrival and the audit's tables.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import click
+
+from stations_generator.app.timetable_audit import AuditRequest, AuditResult, run_audit
+from stations_generator.commands.options import CONTEXT
+from stations_generator.commands.timetable_reach import check_outputs, feed_options
+from stations_generator.formats.atomic import output_set
+
+log = logging.getLogger(__name__)
+
+#: Failing stops listed on stderr; all are in the JSON.
+TABLE_ROWS = 15
+
+
+def _log_table(result: AuditResult) -> None:
+    d = result.document
+    window = d["window"]
+    log.info(f"{d['feed']} on {d['date']}, from {d['from']} at {d['start'][11:16]}")
+    log.info(f"{'size':<5}{'radius m':>9}{'hiding min':>11}{'zones':>7}{'reachable':>10}")
+    for s in d["sizes"]:
+        log.info(
+            f"{s['game_size']:<5}{s['radius_m']:>9g}{s['hiding_min']:>11}"
+            f"{s['zones']:>7}{s['reachable']:>10}"
+        )
+    log.info(f"lines from {window['from'][11:16]} to {window['to'][11:16]}:")
+    log.info(f"{'line':<10} {'mode':<9}{'trips':>6}{'per h':>7}{'wait min':>9}  busiest station")
+    for ln in d["lines"]:
+        wait = "-" if ln["longest_wait_min"] is None else ln["longest_wait_min"]
+        log.info(
+            f"{ln['name'][:10]:<10} {ln['mode'][:9]:<9}{ln['trips']:>6}"
+            f"{ln['per_hour']:>7}{wait:>9}  {ln['busiest_station']}"
+        )
+    bad = d["invalid_stops"]
+    log.info(
+        f"{d['valid_stops']} valid hiding stops, {len(bad)} fail the house rules "
+        f"(a departure every {d['limits']['centre_max_wait_min']} min at the centre stop, "
+        f"every {d['limits']['zone_max_wait_min']} min inside the zone):"
+    )
+    for b in bad[:TABLE_ROWS]:
+        log.info(f"  {b['name']} ({b['id']}): {b['reason']}")
+    if len(bad) > TABLE_ROWS:
+        log.info(f"  ... and {len(bad) - TABLE_ROWS} more (all in the JSON)")
+
+
+@click.command("audit", context_settings=CONTEXT)
+@click.argument("feed", type=click.Path(path_type=Path))
+@click.option(
+    "--from",
+    "start",
+    required=True,
+    help="Start: a stop or station id, a stop name (any case), or LON,LAT.",
+)
+@click.option("--at", "at", required=True, help="Start time, HH:MM or HH:MM:SS (up to 47:59).")
+@feed_options
+@click.option(
+    "--play-area",
+    type=click.Path(path_type=Path),
+    help="Play area (GeoJSON or another area file): only its stations and departures count.",
+)
+@click.option(
+    "--until",
+    help="End of the window for lines and validity, HH:MM [default: the hiding period, "
+    "at least an hour].",
+)
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), help="JSON file [default: stdout]."
+)
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(path_type=Path),
+    help="Also write an HTML page: the zones coloured by arrival and the audit's tables.",
+)
+def audit(
+    feed: Path,
+    start: str,
+    at: str,
+    date: str | None,
+    game_size: str,
+    rules: str,
+    cache_dir: Path | None,
+    no_cache: bool,
+    play_area: Path | None,
+    until: str | None,
+    output: Path | None,
+    html_file: Path | None,
+) -> None:
+    """Audit a play area's timetable for Hide + Seek, starting FROM at AT.
+
+    Over the GTFS FEED (zip or folder): the hiding zones reachable in the hiding period
+    by game size (S, M, L), the lines departing in the window and how often, and the
+    stations that fail the JLTG.EU house rules' valid hiding stop (a vehicle an hour at
+    the centre stop, transit every 15 minutes inside the zone).
+
+    \b
+    Example:
+      stations-generator timetable audit tests/data/gtfs/cairns_gtfs.zip \\
+        --from 145.7746,-16.9237 --at 08:00 --date 2014-06-10 --game-size M \\
+        -o audit.json --html audit.html
+    """
+    files = check_outputs(output, html_file)
+    request = AuditRequest(
+        feed_path=feed,
+        start=start,
+        at=at,
+        date=date,
+        game_size=game_size.upper(),
+        rules=rules,
+        play_area=play_area,
+        until=until,
+        cache_dir=cache_dir,
+        use_cache=not no_cache,
+    )
+    with output_set(Path(), files) as outputs:
+        result = run_audit(request)
+        _log_table(result)
+        text = json.dumps(result.document, ensure_ascii=False, indent=1) + "\n"
+        if html_file is not None:
+            from stations_generator.pages.timetable_page import audit_tables_html, reach_page
+
+            page = reach_page(
+                result.document["zones"],
+                feed.name,
+                area=result.area,
+                extra_html=audit_tables_html(result.document),
+            )
+            outputs.write_text(html_file, page)
+        if output is not None:
+            outputs.write_text(output, text)
+    for path in files[::-1]:
+        log.info(f"Wrote {path}")
+    if output is None:
+        click.echo(text, nl=False)

@@ -1,0 +1,163 @@
+"""``timetable reach``: the earliest time in every hiding zone from a start, over a feed.
+
+A table on stderr (the zones reached soonest and the counts), the zones as GeoJSON with
+``-o`` (or on stdout), and with ``--html`` a page of the zones coloured by arrival.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import click
+
+from stations_generator.app.timetable_reach import ReachRequest, ReachResult, run_reach
+from stations_generator.commands.options import CONTEXT
+from stations_generator.core.questions.rules import RULE_SETS
+from stations_generator.errors import InputError
+from stations_generator.formats.atomic import output_set
+from stations_generator.settings import CACHE_DIR_ENV
+
+log = logging.getLogger(__name__)
+
+#: Zones listed in the table on stderr (the soonest reached); the rest are in the GeoJSON.
+TABLE_ROWS = 15
+
+
+def feed_options(f):
+    """``--date``, ``--game-size``, ``--rules``, ``--cache-dir``, ``--no-cache``."""
+    options = [
+        click.option(
+            "--date",
+            help="Service day, YYYY-MM-DD [default: the feed's busiest day].",
+        ),
+        click.option(
+            "--game-size",
+            type=click.Choice(["S", "M", "L"], case_sensitive=False),
+            default="M",
+            show_default=True,
+            help="Game size: the hiding radius and the hiding period (JLTG.EU house rules).",
+        ),
+        click.option(
+            "--rules",
+            type=click.Choice(sorted(RULE_SETS)),
+            default="jltg-eu",
+            show_default=True,
+            help="Rule set whose hiding radius the zones take.",
+        ),
+        click.option(
+            "--cache-dir",
+            type=click.Path(path_type=Path),
+            envvar=CACHE_DIR_ENV,
+            help="Cache folder (the feed's columns are kept under extracts/).",
+        ),
+        click.option("--no-cache", is_flag=True, help="Read the feed again, keep nothing."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def check_outputs(output: Path | None, html_file: Path | None) -> list[Path]:
+    """The files to write; -o and --html must differ."""
+    if output is not None and html_file is not None and output.resolve() == html_file.resolve():
+        raise InputError(f"-o and --html both name {output}; give two different files")
+    return [f for f in (output, html_file) if f is not None]
+
+
+def _log_table(result: ReachResult) -> None:
+    q = result.query()
+    log.info(
+        f"{q['feed']} on {q['date']}, from {q['from']} at {q['start'][11:16]}: "
+        f"{q['reached']} of {q['zones']} zones reached; {q['reachable']} by "
+        f"{q['deadline'][11:16]} ({q['deadline_note']}), radius {q['radius_m']:g} m"
+    )
+    rows = [r for r in result.rows() if r["minutes"] is not None]
+    rows.sort(key=lambda r: (r["minutes"], r["id"]))
+    log.info(f"{'min':>6}  {'arrival':<8} zone")
+    for r in rows[:TABLE_ROWS]:
+        log.info(f"{r['minutes']:6.1f}  {str(r['arrival'])[11:19]:<8} {r['name']} ({r['id']})")
+    if len(rows) > TABLE_ROWS:
+        log.info(f"... and {len(rows) - TABLE_ROWS} more reached (all in the GeoJSON)")
+
+
+@click.command("reach", context_settings=CONTEXT)
+@click.argument("feed", type=click.Path(path_type=Path))
+@click.option(
+    "--from",
+    "start",
+    required=True,
+    help="Start: a stop or station id, a stop name (any case), or LON,LAT.",
+)
+@click.option("--at", "at", required=True, help="Start time, HH:MM or HH:MM:SS (up to 47:59).")
+@feed_options
+@click.option(
+    "--within",
+    "within_min",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Deadline in minutes after the start (the seekers' hour: 60) [default: the "
+    "game size's hiding period].",
+)
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), help="GeoJSON file [default: stdout]."
+)
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(path_type=Path),
+    help="Also write an HTML page: the zones coloured by arrival, a legend and a table.",
+)
+def reach(
+    feed: Path,
+    start: str,
+    at: str,
+    date: str | None,
+    game_size: str,
+    rules: str,
+    cache_dir: Path | None,
+    no_cache: bool,
+    within_min: float | None,
+    output: Path | None,
+    html_file: Path | None,
+) -> None:
+    """Say when the hider can first be in each hiding zone, starting FROM at AT.
+
+    One earliest-arrival query (RAPTOR) over the GTFS FEED (zip or folder), with walks
+    between nearby stops (docs/timetables.md gives the distance and speed); a zone is the circle of the game's hiding
+    radius around each station of the feed. Zones reachable by the deadline (the hiding
+    period, or --within minutes: how far the seekers get) are marked `reachable`.
+
+    \b
+    Example:
+      stations-generator timetable reach tests/data/gtfs/nyc_subway_gtfs.zip \\
+        --from "Times Sq-42 St" --at 08:00 --date 2025-01-08 --game-size M \\
+        -o reach.geojson --html reach.html
+    """
+    files = check_outputs(output, html_file)
+    request = ReachRequest(
+        feed_path=feed,
+        start=start,
+        at=at,
+        date=date,
+        game_size=game_size.upper(),
+        rules=rules,
+        within_min=within_min,
+        cache_dir=cache_dir,
+        use_cache=not no_cache,
+    )
+    with output_set(Path(), files) as outputs:
+        result = run_reach(request)
+        _log_table(result)
+        document = result.geojson()
+        text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+        if html_file is not None:
+            from stations_generator.pages.timetable_page import reach_page  # folium: only here
+
+            outputs.write_text(html_file, reach_page(document, feed.name))
+        if output is not None:
+            outputs.write_text(output, text)
+    for path in files[::-1]:
+        log.info(f"Wrote {path}")
+    if output is None:
+        click.echo(text, nl=False)
