@@ -17,12 +17,29 @@ It runs ``stations-generator questions apply`` on the game file twice:
   the question pipeline, which is broken down per question.
 
     python bench/bench_large_game.py [--runs 3]
+
+``--tiled EXTRACT --tiles N`` plays the same kind of game over an extract that
+``tests/support/tiled_osm.py`` wrote: N copies of the Liechtenstein extract, 0.4° apart,
+row by row (e.g. N = 1024: a 32 × 32 grid over 12.8° × 12.8°, ~480 MB of PBF). The
+play area is a block of 4 × 3 of those tiles near the middle of the grid (~110 × 130 km
+at the middle's latitude), its hiding zones every railway station and bus stop of the
+block (the copies' own ids), and the 20 questions are the ones above moved onto the
+block, with the body of water in place of the coastline (the copies have none). The
+hider's answers are worked out with a cache of their own, so the first timed run
+starts from an empty extract cache and reads the whole extract; the later runs
+(fresh processes) read the cache.
+
+    python tests/support/tiled_osm.py \
+        tests/data/osm-extracts/liechtenstein-2013-08.osm.pbf li-1024.osm.pbf 1024
+    python bench/bench_large_game.py --tiled li-1024.osm.pbf --tiles 1024 [--runs 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import statistics
 import subprocess
 import sys
@@ -88,9 +105,25 @@ QUESTIONS = [
 ]
 
 
+def _station(key: str, tags: dict, lon: float, lat: float) -> dict:
+    return {
+        "type": "Feature",
+        "properties": {
+            "role": "station",
+            "id": key,
+            "name": tags.get("name", ""),
+            "category": "train_station" if tags.get("railway") else "bus_stop",
+            # A station map carries its wait range (the sparse tier's, 20-60 min).
+            "wait_min": 20,
+            "wait_max": 60,
+        },
+        "geometry": {"type": "Point", "coordinates": [lon, lat]},
+    }
+
+
 def build(folder: Path) -> Path:
     """The tiled extract, its hiding stations and the answered game file, in ``folder``."""
-    from shapely.geometry import box, mapping
+    from shapely.geometry import box
     from support.shifted_osm import write_copies
 
     from stations_generator.osm.extracts import read_points
@@ -99,22 +132,16 @@ def build(folder: Path) -> Path:
     stops = read_points(
         osm, lambda t: t.get("highway") == "bus_stop" or t.get("railway") in ("station", "halt")
     )
-    features = [
-        {
-            "type": "Feature",
-            "properties": {
-                "role": "station",
-                "id": e.key,
-                "name": e.tags.get("name", ""),
-                "category": "train_station" if e.tags.get("railway") else "bus_stop",
-                # A station map carries its wait range (the sparse tier's, 20-60 min).
-                "wait_min": 20,
-                "wait_max": 60,
-            },
-            "geometry": {"type": "Point", "coordinates": [e.lon, e.lat]},
-        }
-        for e in stops
-    ]
+    features = [_station(e.key, e.tags, e.lon, e.lat) for e in stops]
+    return _write_game(folder, features, box(*AREA), Path(osm.name), QUESTIONS, HIDER)
+
+
+def _write_game(
+    folder: Path, features: list[dict], area, osm: Path, questions: list[dict], hider
+) -> Path:
+    """Write the stations and the game file with the hider's answers; the game's path."""
+    from shapely.geometry import mapping
+
     (folder / "stations.geojson").write_text(
         json.dumps({"type": "FeatureCollection", "features": features})
     )
@@ -122,10 +149,10 @@ def build(folder: Path) -> Path:
         "format": "stations-generator-game/1",
         "rules": "official",
         "game_size": "L",
-        "play_area": mapping(box(*AREA)),
-        "osm": [osm.name],
+        "play_area": mapping(area),
+        "osm": [str(osm)],
         "stations": "stations.geojson",
-        "questions": QUESTIONS,
+        "questions": questions,
     }
     path = folder / "game.json"
     path.write_text(json.dumps(game))
@@ -138,12 +165,101 @@ def build(folder: Path) -> Path:
         "matching": ("same", "different"),
         "measuring": ("closer", "further"),
     }
-    for raw, (_, answer) in zip(QUESTIONS, g.hider_answers(*HIDER), strict=True):
+    for raw, (_, answer) in zip(questions, g.hider_answers(*hider), strict=True):
         raw["answer"] = (
             answer if raw["type"] == "tentacles" else words[raw["type"]][0 if answer else 1]
         )
     path.write_text(json.dumps(game))
     return path
+
+
+# The tiled game (--tiled): a block of BLOCK tiles, its questions placed in the frame of
+# the block's first tile (copy 0's Liechtenstein), moved with it.
+BLOCK = (4, 3)  # tiles across, tiles down: ~110 x 130 km at 53° N
+SCHAAN = (9.5061, 47.1747)
+TILED_HIDER = (VADUZ[0] + 0.4, VADUZ[1] + 0.4)  # Vaduz of the block's tile (1, 1)
+
+
+def _tiled_questions() -> list[dict]:
+    """The 20 questions in the first tile's frame (the caller moves them). The
+    thermometers run north: a degree of latitude is as long at any tile's latitude, so
+    each is longer than its distance wherever the block is."""
+    return [
+        {"type": "radius", "seeker": _pt(10.3, 47.6), "radius": "160 km"},
+        {"type": "thermometer", "start": _pt(9.7, 47.05), "end": _pt(9.9, 47.72), "distance": "75 km"},
+        {"type": "measuring", "seeker": _pt(9.9, 47.5), "subject": "body_of_water"},
+        {"type": "matching", "seeker": _pt(10.2, 47.7), "subject": "hospital"},
+        {"type": "radius", "seeker": _pt(9.9, 47.3), "radius": "80 km"},
+        {"type": "measuring", "seeker": _pt(10.4, 48.0), "subject": "border"},
+        {"type": "tentacles", "seeker": _pt(10.1, 47.5), "subject": "zoo", "radius": "25 km"},
+        {"type": "matching", "seeker": _pt(VADUZ[0] + 0.8, VADUZ[1] + 0.4), "subject": "zone", "level": 8},
+        {"type": "thermometer", "start": _pt(10.0, 47.72), "end": _pt(10.0, 47.58), "distance": "15 km"},
+        {"type": "measuring", "seeker": _pt(10.3, 47.45), "subject": "mountain"},
+        {"type": "matching", "seeker": _pt(SCHAAN[0] + 0.8, SCHAAN[1]), "subject": "zone-letter", "level": 8},
+        {"type": "radius", "seeker": _pt(9.95, 47.55), "radius": "40 km"},
+        {"type": "tentacles", "seeker": _pt(9.95, 47.45), "subject": "museum", "radius": "25 km"},
+        {"type": "measuring", "seeker": _pt(9.75, 47.4), "subject": "border"},
+        {"type": "matching", "seeker": _pt(9.9, 47.5), "subject": "museum"},
+        {"type": "thermometer", "start": _pt(9.92, 47.59), "end": _pt(9.92, 47.54), "distance": "5 km"},
+        {"type": "measuring", "seeker": _pt(10.05, 47.45), "subject": "body_of_water"},
+        {"type": "radius", "seeker": _pt(9.92, 47.54), "radius": "15 km"},
+        {"type": "matching", "seeker": _pt(9.92, 47.54), "subject": "station-letter"},
+        {"type": "measuring", "seeker": _pt(9.95, 47.58), "subject": "museum"},
+    ]  # fmt: skip
+
+
+def _moved(value, dlon: float, dlat: float):
+    """``value`` (a question, or a part of one) with every point moved by (dlon, dlat)."""
+    if isinstance(value, dict):
+        if set(value) == {"lat", "lon"}:
+            return _pt(value["lon"] + dlon, value["lat"] + dlat)
+        return {k: _moved(v, dlon, dlat) for k, v in value.items()}
+    return value
+
+
+def _block(tiles: int) -> tuple[list[int], float, float]:
+    """The copies in the play area's block and the (dlon, dlat) of its first tile."""
+    from support.tiled_osm import shifts
+
+    side = math.ceil(math.sqrt(tiles))
+    rows = tiles // side  # full rows only
+    if side < BLOCK[0] or rows < BLOCK[1]:
+        raise SystemExit(f"--tiles: {tiles} tiles leave no block of {BLOCK[0]} x {BLOCK[1]}")
+    col, row = side // 2 - BLOCK[0] // 2, rows // 2 - BLOCK[1] // 2
+    copies = [(row + j) * side + col + i for j in range(BLOCK[1]) for i in range(BLOCK[0])]
+    dlon, dlat = shifts(tiles)[copies[0]]
+    return copies, dlon, dlat
+
+
+def _tiled_stops(tiles: int, copies: list[int]) -> list[dict]:
+    """The railway stations and bus stops of ``copies``, as the tiled extract holds them
+    (copy k: every id + k x the tiler's stride, moved by its shift), read from copy 0."""
+    from support.tiled_osm import load, shifts
+
+    from stations_generator.osm.extracts import read_points
+
+    stops = read_points(
+        LIECHTENSTEIN,
+        lambda t: t.get("highway") == "bus_stop" or t.get("railway") in ("station", "halt"),
+    )
+    stride, moves = load(LIECHTENSTEIN).stride, shifts(tiles)
+    return [
+        _station(f"{e.osm_type}/{e.osm_id + k * stride}", e.tags, e.lon + moves[k][0], e.lat + moves[k][1])
+        for k in copies
+        for e in stops
+    ]  # fmt: skip
+
+
+def build_tiled(folder: Path, osm: Path, tiles: int) -> Path:
+    """The answered game file of the tiled extract ``osm`` (``tiles`` copies), in ``folder``."""
+    from shapely.geometry import box
+
+    copies, dlon, dlat = _block(tiles)
+    w, s = 9.40 + dlon, 46.99 + dlat
+    area = box(w, s, w + 0.4 * BLOCK[0], s + 0.4 * BLOCK[1])
+    questions = [_moved(q, dlon, dlat) for q in _tiled_questions()]
+    hider = (TILED_HIDER[0] + dlon, TILED_HIDER[1] + dlat)
+    return _write_game(folder, _tiled_stops(tiles, copies), area, osm.resolve(), questions, hider)
 
 
 def whole_process(game: Path, runs: int) -> list[float]:
@@ -235,22 +351,32 @@ def breakdown(game: Path) -> dict:
     }
 
 
-if __name__ == "__main__":
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--tiled", type=Path, help="an extract tests/support/tiled_osm.py wrote")
+    parser.add_argument("--tiles", type=int, help="how many copies it holds (with --tiled)")
     args = parser.parse_args()
+    if (args.tiled is None) != (args.tiles is None):
+        parser.error("--tiled and --tiles go together")
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        game = build(Path(tmp))
+        # The hider's answers read the extract with a cache of their own (not the
+        # user's): the timed runs' cache below starts empty.
+        os.environ["STATIONS_GENERATOR_EXTRACT_CACHE_DIR"] = str(Path(tmp) / "build-cache")
+        if args.tiled is not None:
+            game = build_tiled(Path(tmp), args.tiled, args.tiles)
+            side = math.ceil(math.sqrt(args.tiles))
+            size = f"{BLOCK[0]} x {BLOCK[1]} tiles of {side} x {math.ceil(args.tiles / side)}"
+        else:
+            game, size = build(Path(tmp)), "330 x 200 km"
         built_s = time.perf_counter() - t
         # The extract cache of this run: empty, so the first run reads the extract.
-        import os
-
         os.environ["STATIONS_GENERATOR_EXTRACT_CACHE_DIR"] = str(Path(tmp) / "extract-cache")
         times = whole_process(game, args.runs)
         parts = breakdown(game)
         out = {
-            "play_area_km": "330 x 200",
+            "play_area": size,
             "questions": len(QUESTIONS),
             "build_s": round(built_s, 1),
             "whole_process_runs_s (first: empty extract cache)": [round(x, 2) for x in times],
@@ -258,3 +384,7 @@ if __name__ == "__main__":
             **parts,
         }
         print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -10,6 +10,12 @@ to each caller's bounding box afterwards, exactly as the readers cut it -- so a
 different play area in the same extract reads only the cache, and the result is
 the same, byte for byte, as reading the extract with that box.
 
+A cached layer is made into objects only where a caller's box needs them: the entry
+keeps each point's coordinates and each shape's envelope (``bounds``) beside the
+packed tags and geometries, so a box picks its rows with one array test and only
+those are parsed and checked (a game on a few tiles of a 1024-tile extract parses a
+few tiles' worth). What a process has made is kept for it (:class:`_Held`).
+
 With the cache off (``--no-cache``, ``STATIONS_GENERATOR_NO_CACHE=1``) nothing is
 read from or written to it, but the layers come from the same one read of the whole
 extract (kept for the process) and are cut the same way: one read of the file for
@@ -21,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,7 +118,7 @@ _TYPES = ("node", "way", "relation")
 _CACHE: contextvars.ContextVar[ExtractCache | None] = contextvars.ContextVar(
     "extract_cache", default=None
 )
-_MEMO: dict[tuple[str, str], Any] = {}  # (folder, key) -> layer: a process reads it once
+_MEMO: dict[tuple[str, str], _Held] = {}  # (folder, key) -> layer: a process reads it once
 
 
 def current_cache() -> ExtractCache:
@@ -152,11 +159,96 @@ def _points_columns(elements: list[OsmElement]) -> dict[str, np.ndarray]:
         "id": np.array([e.osm_id for e in elements], dtype=np.int64),
         "lat": np.array([e.lat for e in elements], dtype=np.float64),
         "lon": np.array([e.lon for e in elements], dtype=np.float64),
-        "tags": pack_json([e.tags for e in elements]),
+        **_json_columns("tags", [e.tags for e in elements]),
     }
 
 
-def _points_from(columns: dict[str, np.ndarray]) -> list[OsmElement]:
+def _json_columns(name: str, values: list) -> dict[str, np.ndarray]:
+    """``values`` as :func:`pack_json` packs them (column ``name``), and where each one's
+    JSON text starts in it (``name_at``: n + 1 byte offsets, the last one past the end):
+    a reader can then parse only the rows it needs."""
+    parts = [json.dumps(v, ensure_ascii=False, separators=(",", ":")).encode() for v in values]
+    text = b"[" + b",".join(parts) + b"]"  # the bytes pack_json(values) gives
+    at = np.cumsum([1, *(len(p) + 1 for p in parts)], dtype=np.int64)
+    return {name: np.frombuffer(text, dtype=np.uint8), f"{name}_at": at}
+
+
+def _json_rows(columns: dict[str, np.ndarray], name: str, n: int) -> Callable[[list[int]], list]:
+    """The values of rows of a JSON column (:func:`_json_columns`), parsed when asked for;
+    an entry stored without the offsets is parsed whole."""
+    at = columns.get(f"{name}_at")
+    if at is None:
+        values = unpack_json(columns[name], n)
+        return lambda picked: [values[i] for i in picked]
+    text = columns[name].tobytes()
+    end = len(text) if n else 1  # (the offset past the last row: 1 when there is none)
+    if at.shape != (n + 1,) or at[0] != 1 or at[-1] != end or (np.diff(at) < 2).any():
+        raise CacheEntryError(f"the {name} offsets do not match")
+
+    def rows(picked: list[int]) -> list:
+        starts, ends = _spans(at, picked)
+        return [json.loads(text[a : b - 1]) for a, b in zip(starts, ends, strict=True)]
+
+    return rows
+
+
+def _spans(offsets: np.ndarray, picked: list[int]) -> tuple[list[int], list[int]]:
+    """Where rows ``picked`` start and end by ``offsets`` (n + 1 of them), as lists."""
+    at = np.asarray(picked, dtype=np.int64)
+    return offsets[at].tolist(), offsets[at + 1].tolist()
+
+
+class _Held:
+    """One layer of the whole extract, kept for a process: each row's envelope, and the
+    rows, made on first use (all at once when read from the extract; from the cache
+    entry's columns, only as far as the boxes asked for need them)."""
+
+    def __init__(
+        self,
+        envelopes: np.ndarray | None,
+        rows: list | None,
+        make: Callable[[list[int]], list] | None = None,
+        count: int = 0,
+    ) -> None:
+        self.envelopes = envelopes  # (n, 4) float64: min lon, min lat, max lon, max lat
+        self._rows: list = list(rows) if rows is not None else [None] * count
+        self._make = make
+
+    def select(self, box_: extracts.BBox | None) -> list:
+        """The rows whose envelope meets ``box_`` (edges included; None: all), in order.
+
+        Raises
+        ------
+        CacheEntryError
+            A row made now from the entry's columns is not what its layer holds.
+        """
+        rows = self._rows
+        if box_ is None or self.envelopes is None:
+            wanted = list(range(len(rows)))
+        else:
+            e, (w, s, east, n) = self.envelopes, box_
+            hit = (e[:, 0] <= east) & (e[:, 2] >= w) & (e[:, 1] <= n) & (e[:, 3] >= s)
+            wanted = np.flatnonzero(hit).tolist()
+        missing = [i for i in wanted if rows[i] is None]
+        if missing:
+            assert self._make is not None
+            for i, row in zip(missing, self._make(missing), strict=True):
+                rows[i] = row
+        return [rows[i] for i in wanted]
+
+
+def _held_of(name: str, value: list) -> _Held:
+    """A layer as the extract's read gave it."""
+    if name == "points":
+        lon = np.array([e.lon for e in value], dtype=np.float64)
+        lat = np.array([e.lat for e in value], dtype=np.float64)
+        return _Held(np.column_stack([lon, lat, lon, lat]), value)
+    if name == "routes":
+        return _Held(None, value)
+    return _Held(_envelopes([g for _, _, g in value]), value)
+
+
+def _points_held(columns: dict[str, np.ndarray]) -> _Held:
     kinds, ids, lat, lon = (columns[c] for c in ("type", "id", "lat", "lon"))
     n = len(ids)
     if not (len(kinds) == len(lat) == len(lon) == n) or (n and int(kinds.max()) > 2):
@@ -165,42 +257,77 @@ def _points_from(columns: dict[str, np.ndarray]) -> list[OsmElement]:
         raise CacheEntryError("a point is not finite")
     if n and (np.abs(lat).max() > 90 or np.abs(lon).max() > 180):
         raise CacheEntryError("a point is off the globe")
-    tags = _str_dicts(unpack_json(columns["tags"], n))
-    return [
-        OsmElement(_TYPES[k], i, y, x, t)
-        for k, i, y, x, t in zip(
-            kinds.tolist(), ids.tolist(), lat.tolist(), lon.tolist(), tags, strict=True
-        )
-    ]
+    tags = _json_rows(columns, "tags", n)
+
+    def make(picked: list[int]) -> list[OsmElement]:
+        found = _str_dicts(tags(picked))
+        return [
+            OsmElement(_TYPES[k], i, y, x, t)
+            for k, i, y, x, t in zip(
+                kinds[picked].tolist(),
+                ids[picked].tolist(),
+                lat[picked].tolist(),
+                lon[picked].tolist(),
+                found,
+                strict=True,
+            )
+        ]
+
+    lon = lon.astype(np.float64)
+    lat = lat.astype(np.float64)
+    return _Held(np.column_stack([lon, lat, lon, lat]), None, make, n)
 
 
 def _shapes_columns(rows: list[tuple[str, dict, BaseGeometry]]) -> dict[str, np.ndarray]:
     blobs = [shapely.to_wkb(g) for _, _, g in rows]
     return {
-        "keys": pack_json([k for k, _, _ in rows]),
-        "tags": pack_json([t for _, t, _ in rows]),
+        **_json_columns("keys", [k for k, _, _ in rows]),
+        **_json_columns("tags", [t for _, t, _ in rows]),
         "offsets": np.cumsum([0, *map(len, blobs)], dtype=np.int64),
         "wkb": np.frombuffer(b"".join(blobs), dtype=np.uint8),
+        "bounds": _envelopes([g for _, _, g in rows]),
     }
 
 
-def _shapes_from(columns: dict[str, np.ndarray], kinds: tuple[type, ...]) -> list:
+def _envelopes(geoms: list[BaseGeometry]) -> np.ndarray:
+    """Each geometry's (min lon, min lat, max lon, max lat), as an (n, 4) float64 array."""
+    return np.asarray(shapely.bounds(np.array(geoms, dtype=object)), dtype=np.float64).reshape(
+        -1, 4
+    )
+
+
+def _shapes_held(columns: dict[str, np.ndarray], kinds: tuple[type, ...]) -> _Held:
     offsets, wkb = columns["offsets"], columns["wkb"]
     n = len(offsets) - 1
     if n < 0 or offsets[0] != 0 or offsets[-1] != len(wkb) or (np.diff(offsets) < 0).any():
         raise CacheEntryError("geometry offsets do not match")
-    keys = unpack_json(columns["keys"], n)
-    tags = _str_dicts(unpack_json(columns["tags"], n))
+    keys = _json_rows(columns, "keys", n)
+    tags = _json_rows(columns, "tags", n)
     raw = wkb.tobytes()
-    bounds = offsets.tolist()
-    try:
-        geoms = shapely.from_wkb([raw[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
-    except shapely.errors.GEOSException as exc:
-        raise CacheEntryError(f"bad geometry ({exc})") from None
-    for k, g in zip(keys, geoms, strict=True):
-        if not isinstance(k, str) or not isinstance(g, kinds) or g.is_empty:
-            raise CacheEntryError("a geometry is not of its layer's type")
-    return list(zip(keys, tags, geoms, strict=True))
+    bounds = columns.get("bounds")
+
+    def make(picked: list[int]) -> list:
+        found = _str_dicts(tags(picked))
+        starts, ends = _spans(offsets, picked)
+        try:
+            geoms = shapely.from_wkb([raw[a:b] for a, b in zip(starts, ends, strict=True)])
+        except shapely.errors.GEOSException as exc:
+            raise CacheEntryError(f"bad geometry ({exc})") from None
+        out = []
+        for k, t, g in zip(keys(picked), found, geoms, strict=True):
+            if not isinstance(k, str) or not isinstance(g, kinds) or g.is_empty:
+                raise CacheEntryError("a geometry is not of its layer's type")
+            out.append((k, t, g))
+        if bounds is not None and not np.array_equal(_envelopes(geoms), bounds[picked]):
+            raise CacheEntryError("a geometry is not within its envelope")
+        return out
+
+    if bounds is None:  # an entry stored before the envelopes were: make every row now
+        rows = make(list(range(n)))
+        return _Held(_envelopes([g for _, _, g in rows]), rows)
+    if bounds.shape != (n, 4) or not np.isfinite(bounds).all():
+        raise CacheEntryError("geometry envelopes do not match")
+    return _Held(bounds.astype(np.float64), None, make, n)
 
 
 def _layer_id(name: str, index) -> str:
@@ -217,12 +344,13 @@ def _columns(name: str, value: list) -> dict[str, np.ndarray]:
     return _routes_columns(value) if name == "routes" else _shapes_columns(value)
 
 
-def _value(name: str, columns: dict[str, np.ndarray]) -> list:
+def _held_from(name: str, columns: dict[str, np.ndarray]) -> _Held:
+    """A layer from its cache entry's columns (a bad entry raises CacheEntryError)."""
     if name == "points":
-        return _points_from(columns)
+        return _points_held(columns)
     if name == "routes":
-        return _routes_from(columns)
-    return _shapes_from(columns, (Polygon, MultiPolygon) if name in AREA_LAYERS else (LineString,))
+        return _Held(None, _routes_from(columns))
+    return _shapes_held(columns, (Polygon, MultiPolygon) if name in AREA_LAYERS else (LineString,))
 
 
 def _read_all(path: Path, index) -> dict[str, list]:
@@ -257,29 +385,47 @@ def _read_on_demand(path: Path, name: str) -> dict[str, list]:
     }
 
 
-def _cached(path: Path, name: str, index) -> list:
-    """Layer ``name`` of the whole extract: from this process, the cache, or one read of all."""
+_BAD_ENTRY = (CacheEntryError, LookupError, ValueError, TypeError, AttributeError)
+
+
+def _held(path: Path, name: str, index, *, fresh: bool = False) -> tuple[_Held, str]:
+    """Layer ``name`` of the whole extract: from this process, the cache (unless
+    ``fresh``), or one read of all; with its cache key."""
     cache = current_cache()
     key = cache.key(path, _layer_id(name, index))
     memo = (str(cache.folder), key)
-    if memo in _MEMO:
-        return _MEMO[memo]
-    columns = cache.load(key)
+    if memo in _MEMO and not fresh:
+        return _MEMO[memo], key
+    columns = None if fresh else cache.load(key)
     if columns is not None:
         try:
-            value = _value(name, columns)
-        except (CacheEntryError, LookupError, ValueError, TypeError, AttributeError) as exc:
+            held = _held_from(name, columns)
+        except _BAD_ENTRY as exc:
             cache.drop(key, f"invalid ({exc})")
         else:
-            _MEMO[memo] = value
-            return value
+            _MEMO[memo] = held
+            return held, key
     # A miss reads every layer at once: the next command's layers are then there too.
     found = _read_on_demand(path, name) if name in ON_DEMAND_LINE_LAYERS else None
     for other, value in (found or _read_all(path, index)).items():
         other_key = cache.key(path, _layer_id(other, index))
         cache.store(other_key, _columns(other, value))
-        _MEMO[(str(cache.folder), other_key)] = value
-    return _MEMO[memo]
+        _MEMO[(str(cache.folder), other_key)] = _held_of(other, value)
+    return _MEMO[memo], key
+
+
+def _cached(path: Path, name: str, index, box_: extracts.BBox | None = None) -> list:
+    """The rows of layer ``name`` whose envelope meets ``box_`` (None: all), in order.
+
+    A row of a cache entry that turns out bad when it is made drops the entry, and
+    the extract is read again.
+    """
+    held, key = _held(path, name, index)
+    try:
+        return held.select(box_)
+    except _BAD_ENTRY as exc:
+        current_cache().drop(key, f"invalid ({exc})")
+        return _held(path, name, index, fresh=True)[0].select(box_)
 
 
 def _default_index():
@@ -291,10 +437,6 @@ def _default_index():
 # ---------------------------------------------------------------------------
 # Layers
 # ---------------------------------------------------------------------------
-
-
-def _in_box(e: OsmElement, b: extracts.BBox) -> bool:
-    return b[0] <= e.lon <= b[2] and b[1] <= e.lat <= b[3]
 
 
 def points(path: Path, catalogue, bbox: extracts.BBox | None = None) -> list[OsmElement]:
@@ -318,10 +460,10 @@ def points(path: Path, catalogue, bbox: extracts.BBox | None = None) -> list[Osm
     box_ = extract_io.check_bbox(bbox)
     extract_io.open_extract(path)  # the readers' checks and messages, before any cache look-up
     index = index_catalogue(catalogue)
-    found = _cached(path, "points", index)
+    found = _cached(path, "points", index, box_)  # a point's envelope is itself
     if index is not catalogue:  # the index holds more: keep what this catalogue keeps
         found = [e for e in found if catalogue.keeps(e.tags)]
-    return list(found) if box_ is None else [e for e in found if _in_box(e, box_)]
+    return found
 
 
 _INDEX: dict[str, Any] = {}
@@ -372,8 +514,8 @@ def _shapes(path: Path, layer: str, bbox: extracts.BBox | None) -> list:
     path = Path(path)
     box_ = extract_io.check_bbox(bbox)
     extract_io.open_extract(path)
-    found = _cached(path, layer, _default_index())
-    return list(found) if box_ is None else _cut(found, box_)
+    found = _cached(path, layer, _default_index(), box_)  # the rows whose envelope meets it
+    return found if box_ is None else _cut(found, box_)
 
 
 def _cut(rows: list, box_: extracts.BBox) -> list:
@@ -478,7 +620,7 @@ def routes(path: Path) -> list:
     """The transit route relations of an extract, as :func:`.routes.read_routes` returns them."""
     path = Path(path)
     extract_io.open_extract(path)
-    return list(_cached(path, "routes", _default_index()))
+    return _cached(path, "routes", _default_index())
 
 
 def build_index(path: Path, catalogue, progress: Callable[[int, int], None] | None = None) -> int:
