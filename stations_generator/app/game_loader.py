@@ -34,7 +34,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shapely
 from shapely.geometry import box
@@ -77,6 +77,9 @@ from stations_generator.osm import extracts, overpass_file, overpass_json
 from stations_generator.osm import filters as osm_filters
 from stations_generator.osm.osm_area import area_from_extracts, area_from_overpass, osm_ref
 from stations_generator.osm.query import poly_filters
+
+if TYPE_CHECKING:
+    from stations_generator.app.timetable_game import FeedGame
 
 #: Where the map of a game came from (info: the command line's notes).
 log = logging.getLogger(__name__)
@@ -167,12 +170,14 @@ def load_game_json(
     if size not in ("S", "M", "L"):
         raise InputError(f"{source}: game_size must be S, M or L")
     stations_spec = data.get("stations", {"categories": list(DEFAULT_STATION_CATEGORIES)})
+    from_feed = None
     if sources.stations is not None:
         stations = context.stations_from_file(sources.stations)
     elif isinstance(stations_spec, str):
         stations = context.stations_from_file(_resolve(base, stations_spec))
     elif "gtfs" in stations_spec:  # a GTFS feed's stations (docs/timetables.md)
-        stations = _feed_stations(stations_spec, base, area, rules, size, data)
+        from_feed = _feed_game(stations_spec, base, area, rules, size, data)
+        stations = from_feed.stations
     elif set(stations_spec) - {"categories"}:
         raise InputError(
             f"{source}: stations: {sorted(set(stations_spec) - {'categories'})[0]!r} needs "
@@ -195,6 +200,10 @@ def load_game_json(
         tuple(data.get("modifiers", ())),
         data.get("country"),
     )
+    if from_feed is not None:  # the feed's lines, credit and reachability filter
+        game.timetable_lines = True
+        game.credits = (from_feed.attribution,)
+        game.zone_filter = from_feed.zone_filter
     try:
         game.rules.radius_m(size, game.modifiers)
     except ValueError as exc:
@@ -202,18 +211,19 @@ def load_game_json(
     return LoadedGame(game, context, source)
 
 
-def _feed_stations(
+def _feed_game(
     spec: dict, base: Path, area: BaseGeometry, rules: Any, size: str, data: dict
-) -> list[Station]:
-    """The game's stations from the GTFS feed its ``"stations"`` name."""
-    from stations_generator.app.timetable_game import feed_game_stations
+) -> FeedGame:
+    """The game's stations, the feed's credit and its reachability filter, from the GTFS
+    feed its ``"stations"`` name."""
+    from stations_generator.app.timetable_game import feed_game
     from stations_generator.core.geo.antimeridian import centre_lon
 
     try:
         radius = rules.radius_m(size, tuple(data.get("modifiers", ())))
     except (ValueError, KeyError):
         radius = None  # the game's own check below says what is wrong
-    return feed_game_stations(spec, base, area, rules.name, centre_lon(area), radius)
+    return feed_game(spec, base, area, rules.name, centre_lon(area), radius, size)
 
 
 def game_to_dict(loaded: LoadedGame) -> dict:

@@ -6,6 +6,8 @@ The steps behind ``questions apply | answer`` and ``zones check`` and the public
 
 from __future__ import annotations
 
+import html
+import json
 import numbers
 from collections.abc import Sequence
 from pathlib import Path
@@ -125,7 +127,11 @@ def zones_geojson(game: Game, zones: list[ZoneStatus]) -> dict:
                 },
             }
         )
-    return {"type": "FeatureCollection", "features": features}
+    if not game.credits:
+        return {"type": "FeatureCollection", "features": features}
+    # The zones are a feed's stations: its terms ask for its credit with them.
+    credit = {"attribution": "; ".join(game.credits)}
+    return {"type": "FeatureCollection", "metadata": credit, "features": features}
 
 
 def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus]) -> list[str]:
@@ -145,9 +151,13 @@ def summary_table(game: Game, elimination: Elimination, zones: list[ZoneStatus])
             f"{step.remaining_km2:>9.4f} {out:>16}"
         )
     possible = [z for z in zones if z.possible]
+    filtered = ""
+    if game.zone_filter is not None:
+        out = sum(z.reason == game.zone_filter.reason for z in zones)
+        filtered = f"; {out} ruled out by the timetable (not reachable in the hiding period)"
     lines.append(
         f"Remaining: {elimination.remaining_km2:.4f} km²; hiding zones still possible: "
-        f"{len(possible)} of {len(zones)} (radius {game.hiding_radius_m:g} m)"
+        f"{len(possible)} of {len(zones)} (radius {game.hiding_radius_m:g} m){filtered}"
     )
     return lines
 
@@ -183,9 +193,28 @@ def elimination_page(
     from stations_generator.pages.elimination_map import elimination_map
     from stations_generator.pages.offline import render_station_map
 
-    return render_station_map(
-        elimination_map(game, elimination, zones, title=title, palette=palette)
+    m = elimination_map(game, elimination, zones, title=title, palette=palette)
+    for credit in game.credits:  # a feed's credit next to the tiles' OSM credit
+        _credit_element(credit).add_to(m)
+    return render_station_map(m)
+
+
+def _credit_element(text: str) -> Any:
+    """A page element adding ``text`` (plain, escaped here) to the map's attribution."""
+    from folium.template import Template
+
+    from stations_generator.pages.offline import RawMacroElement
+
+    element = RawMacroElement()
+    element._name = "Credit"
+    # Escaped for HTML, then a JSON string: no markup, no "</script>" can get through.
+    element.credit = json.dumps(html.escape(text))
+    element._template = Template(
+        "{% macro script(this, kwargs) %}"
+        "{{ this._parent.get_name() }}.attributionControl.addAttribution({{ this.credit }});"
+        "{% endmacro %}"
     )
+    return element
 
 
 def game_title(path: Path) -> str:
@@ -251,23 +280,30 @@ def check_zone(
     at: tuple[float, float] | None = None,
     label: str = "",
 ) -> ZoneCheck:
-    """Is the hiding zone of ``station`` (id or name) or centred at ``at`` = (lon, lat) valid?"""
+    """Is the hiding zone of ``station`` (id or name) or centred at ``at`` = (lon, lat) valid?
+
+    A zone the game's zone filter rules out (a timetable: not reachable in the hiding
+    period) is not valid; its reason is the result's ``filtered_out`` (``zones check``
+    prints it under NOT VALID).
+    """
     if (station is None) == (at is None):
         raise InputError("give exactly one of a station or a position")
     if station is not None:
-        return game.check_zone(station=find_station(game, station))
-    result = game.check_zone(point=at)
-    if not game.play_area.intersects(geodesic_circle(*result.point, game.hiding_radius_m)):
-        raise InputError(
-            f"--at {label or at} is outside the play area (no part of its hiding zone is in it); "
-            "give LAT,LON inside the play area"
-        )
+        result = game.check_zone(station=find_station(game, station))
+    else:
+        result = game.check_zone(point=at)
+        if not game.play_area.intersects(geodesic_circle(*result.point, game.hiding_radius_m)):
+            raise InputError(
+                f"--at {label or at} is outside the play area (no part of its hiding zone is "
+                "in it); give LAT,LON inside the play area"
+            )
     return result
 
 
 def zone_payload(game: Game, result: ZoneCheck, what: str) -> dict[str, Any]:
-    """A zone check as the JSON ``zones check --json`` prints."""
-    return {
+    """A zone check as the JSON ``zones check --json`` prints (with ``timetable``, why
+    the game's timetable rules it out, when it does)."""
+    payload: dict[str, Any] = {
         "zone": what,
         "valid": result.valid,
         "allowed_stop": result.allowed_stop,
@@ -282,6 +318,9 @@ def zone_payload(game: Game, result: ZoneCheck, what: str) -> dict[str, Any]:
             for c in result.conflicts
         ],
     }
+    if result.filtered_out:
+        payload["timetable"] = result.filtered_out
+    return payload
 
 
 def hider_answers(

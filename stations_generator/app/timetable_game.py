@@ -21,10 +21,18 @@ write, kept when inside the play area, each a
 With ``"valid_stops_only": true`` the stations failing the house rules' timetable
 validity (:func:`~stations_generator.core.transit.lines.stop_validity`, in the game's
 hiding radius) are left out.
+
+**Reachable in the hiding period**: with ``"hider_start"`` (a stop id or name, or
+``[lon, lat]``) and ``"hiding_started"`` (``HH:MM`` on the game's service day) the game
+gets a :class:`~stations_generator.core.questions.game.ZoneFilter`: a zone the hider
+cannot be in by the end of the game size's hiding period over the feed's timetable
+(:func:`~stations_generator.core.transit.reach.reachable_zone_filter`, one RAPTOR query
+per use) is no longer possible, with a reason naming the feed, the start and the times.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +45,14 @@ from stations_generator.app.timetable_feed import (
     DEFAULT_START,
     FeedChoice,
     FeedDay,
+    clock_text,
     open_feed,
+    parse_clock,
     resolve,
 )
+from stations_generator.app.timetable_reach import resolve_start
 from stations_generator.core.geo.antimeridian import wrap_lon
+from stations_generator.core.questions.game import ZoneFilter
 from stations_generator.core.questions.places import Station
 from stations_generator.core.transit.lines import (
     TRANSIT_LINE_MAX_WAIT_S,
@@ -49,10 +61,24 @@ from stations_generator.core.transit.lines import (
     stop_validity,
 )
 from stations_generator.core.transit.modes import mode_of, mode_tags, route_type_mask
+from stations_generator.core.transit.reach import (
+    UNREACHABLE_REASON,
+    hiding_deadline,
+    reachable_zone_filter,
+)
 from stations_generator.core.transit.selection import select_stations
+from stations_generator.core.transit.timetable import build_timetable
 from stations_generator.errors import InputError
 
-__all__ = ["SPEC_KEYS", "feed_choice", "feed_game_stations", "line_tokens"]
+__all__ = [
+    "SPEC_KEYS",
+    "FeedGame",
+    "feed_choice",
+    "feed_game",
+    "feed_game_stations",
+    "hiding_filter",
+    "line_tokens",
+]
 
 #: The keys of a game's ``"stations"`` object naming a feed.
 SPEC_KEYS = (
@@ -66,7 +92,28 @@ SPEC_KEYS = (
     "attribution",
     "line_every_min",
     "valid_stops_only",
+    "hider_start",
+    "hiding_started",
 )
+
+
+@dataclass(frozen=True)
+class FeedGame:
+    """What a game takes from the feed its ``"stations"`` name.
+
+    Attributes
+    ----------
+    stations : list of Station
+    attribution : str
+        The feed's credit (``"attribution"``, else its agencies' names).
+    zone_filter : ZoneFilter or None
+        "Reachable in the hiding period", when the game says where and when the hider
+        started.
+    """
+
+    stations: list[Station]
+    attribution: str
+    zone_filter: ZoneFilter | None = None
 
 
 def feed_choice(spec: dict[str, Any], base: Path) -> FeedChoice:
@@ -116,15 +163,87 @@ def line_tokens(fd: FeedDay, rules: str, every_s: int | None = None) -> dict[int
     return tokens
 
 
-def feed_game_stations(
+def hiding_filter(fd: FeedDay, spec: dict[str, Any], game_size: str) -> ZoneFilter | None:
+    """The game's "reachable in the hiding period" filter, when its ``"stations"`` say
+    where (``"hider_start"``) and when (``"hiding_started"``) the hider started.
+
+    Parameters
+    ----------
+    fd : FeedDay
+        The feed on the game's service day.
+    spec : dict
+        The game's ``"stations"`` object.
+    game_size : str
+        ``S``, ``M`` or ``L``: the hiding period (JLTG.EU house rules, by game size).
+
+    Returns
+    -------
+    ZoneFilter or None
+        None when neither key is given.
+
+    Raises
+    ------
+    InputError
+        One key without the other, a bad time, or a start the feed does not know.
+    """
+    given = [k for k in ("hider_start", "hiding_started") if k in spec]
+    if not given:
+        return None
+    if len(given) == 1:
+        other = "hiding_started" if given[0] == "hider_start" else "hider_start"
+        raise InputError(
+            f'stations: "{given[0]}" needs "{other}" (where the hider started and at what '
+            'time, e.g. "hider_start": "Times Sq-42 St", "hiding_started": "08:00"); add it, '
+            "or drop the key"
+        )
+    start_s = parse_clock(str(spec["hiding_started"]), "stations.hiding_started")
+    tt = build_timetable(fd.feed, fd.day)
+    where = spec["hider_start"]
+    if isinstance(where, list):
+        lon, lat = float(where[0]), float(where[1])
+        if not (abs(lon) <= 180 and abs(lat) <= 90):
+            raise InputError(
+                f"stations.hider_start {where!r}: give [lon, lat] in degrees, longitude first"
+            )
+        label, stops, position = f"{lon:.6f},{lat:.6f}", None, (lon, lat)
+    else:
+        try:
+            found = resolve_start(fd.feed, tt, str(where))
+        except InputError as exc:
+            text = str(exc).replace("--from ", "", 1).replace("or LON,LAT", "or [lon, lat]")
+            raise InputError(f"stations.hider_start: {text}") from None
+        label, stops, position = found.label, list(found.stops), None
+    deadline = hiding_deadline(start_s, game_size)
+    when = f"from {label} at {clock_text(start_s)}, by {clock_text(deadline)}"
+    period = (
+        f"the hiding period of a size-{game_size.upper()} game, {(deadline - start_s) // 60} min"
+    )
+
+    def keeps(lons: np.ndarray, lats: np.ndarray, radius: float) -> np.ndarray:
+        return reachable_zone_filter(
+            tt, lons, lats, radius, start_s, deadline, from_stops=stops, from_position=position
+        )
+
+    return ZoneFilter(
+        keeps=keeps,
+        reason=f"{UNREACHABLE_REASON} over the timetable ({fd.name}: {when})",
+        note=(
+            f"timetable ({fd.name}, {fd.day.isoformat()}): hiding zones the hider cannot "
+            f"reach {when} ({period}) are not possible"
+        ),
+    )
+
+
+def feed_game(
     spec: dict[str, Any],
     base: Path,
     play_area: BaseGeometry,
     rules: str,
     centre: float = 0.0,
     radius_m: float | None = None,
-) -> list[Station]:
-    """The hiding stations of a game whose ``"stations"`` name a feed.
+    game_size: str = "M",
+) -> FeedGame:
+    """The stations, credit and zone filter of a game whose ``"stations"`` name a feed.
 
     Parameters
     ----------
@@ -138,23 +257,58 @@ def feed_game_stations(
     centre : float
         The play area's central longitude (stations are kept on its side of ±180°).
     radius_m : float, optional
-        The hiding radius, for ``valid_stops_only``.
+        The hiding radius, for ``valid_stops_only`` (the game gives its radius to the
+        zone filter when it runs).
+    game_size : str
+        The game's size, for the reachability filter's hiding period.
 
     Returns
     -------
-    list of Station
-        In station-row order.
+    FeedGame
 
     Raises
     ------
     InputError
-        A bad feed or choice (prefixed ``stations.gtfs``), or no station in the play area.
+        A bad feed or choice (prefixed ``stations.gtfs``), a bad start, or no station in
+        the play area.
     """
     choice = feed_choice(spec, base)
     try:
         fd = resolve(open_feed(choice.feed), choice)
     except InputError as exc:
         raise InputError(f"stations.gtfs ({Path(choice.feed).name}): {exc}") from None
+    stations = _stations(fd, choice, spec, play_area, rules, centre, radius_m)
+    return FeedGame(stations, fd.attribution, hiding_filter(fd, spec, game_size))
+
+
+def feed_game_stations(
+    spec: dict[str, Any],
+    base: Path,
+    play_area: BaseGeometry,
+    rules: str,
+    centre: float = 0.0,
+    radius_m: float | None = None,
+) -> list[Station]:
+    """The hiding stations of a game whose ``"stations"`` name a feed (:func:`feed_game`).
+
+    Returns
+    -------
+    list of Station
+        In station-row order.
+    """
+    return feed_game(spec, base, play_area, rules, centre, radius_m).stations
+
+
+def _stations(
+    fd: FeedDay,
+    choice: FeedChoice,
+    spec: dict[str, Any],
+    play_area: BaseGeometry,
+    rules: str,
+    centre: float,
+    radius_m: float | None,
+) -> list[Station]:
+    """The feed's chosen stations inside the play area (module docstring)."""
     feed = fd.feed
     service = select_stations(fd.service, fd.routes, choice.min_per_hour, choice.every_nth).service
     every = spec.get("line_every_min")

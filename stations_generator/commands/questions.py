@@ -286,6 +286,8 @@ def check_cmd(game: Path, station_id: str | None, at: str | None, as_json: bool,
             click.echo(
                 "  its stop lies outside the play area (a zone is centred on a stop in the map)"
             )
+        if result.filtered_out:
+            click.echo(f"  {result.filtered_out}")
         for c in payload["ruled_out_by"]:
             click.echo(
                 f"  ruled out by question {c['question']} ({c['label']}): answered {c['recorded']}, "

@@ -11,7 +11,9 @@ A game file (JSON) holds everything needed to recompute the map::
       "play_area": "area.geojson",        # a path (relative to the game file) or GeoJSON
       "osm": ["helsinki.osm.pbf"],        # where places, zones, lines and stations come from
       "stations": {"categories": ["train_station", "train_halt", "tram_stop"]},
-                                          # or a path to a stations.geojson from `generate`
+                                          # or a path to a stations.geojson from `generate`,
+                                          # or {"gtfs": "feed.zip", …}: a GTFS feed's
+                                          # stations (docs/timetables.md#in-a-game)
       "questions": [
         {"type": "radius", "seeker": {"lat": 60.17, "lon": 24.94}, "radius": "500 m", "answer": "within"},
         {"type": "thermometer", "start": {...}, "end": {...}, "distance": "1 km", "answer": "hotter"},
@@ -42,6 +44,12 @@ international border (level 2). Distances are
 metres or strings with a unit: ``"500 m"``, ``"2 km"``, ``"3 mi"``. Station matching
 subjects (``station-letter``, ``station-length``, ``transit-line``) use the station
 nearest the seeker unless ``"seeker_station": "node/…"`` names it.
+
+``"stations": {"gtfs": …}`` takes the stations from a GTFS feed (read by
+:mod:`stations_generator.app.timetable_game`); its keys — the feed's routes, service day
+and window, the transit-line rule's frequency, and ``"hider_start"`` /
+``"hiding_started"``, where and when the hider started, which rule out the zones not
+reachable in the hiding period — are in docs/timetables.md, section "In a game".
 """
 
 from __future__ import annotations

@@ -288,6 +288,20 @@ _FEED_STATIONS: dict[str, Any] = {
     "attribution": {"type": "string", "x-expected": "the feed's credit"},
     "line_every_min": {"type": "integer", "minimum": 1, "x-expected": "whole minutes ≥ 1"},
     "valid_stops_only": {"type": "boolean", "x-expected": "true or false"},
+    # Where and when the hider started: zones not reachable in the hiding period are ruled out.
+    "hider_start": {
+        "type": ["string", "array"],
+        "minLength": 1,
+        "items": {"type": "number"},
+        "minItems": 2,
+        "maxItems": 2,
+        "x-expected": 'a stop id or name, or [lon, lat], such as "Times Sq-42 St"',
+    },
+    "hiding_started": {
+        "type": "string",
+        "pattern": "^[0-9]{1,2}:[0-9]{2}$",
+        "x-expected": "the time the hiding period began, HH:MM",
+    },
 }
 
 GAME: dict[str, Any] = {

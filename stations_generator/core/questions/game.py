@@ -4,11 +4,15 @@
 each removed; :meth:`Game.possible_zones` lists the hiding zones still possible;
 :meth:`Game.check_zone` says whether one hiding zone is valid and which question
 rules it out; :meth:`Game.hider_answers` answers every question for a hider.
+
+A game may carry a :class:`ZoneFilter`, a rule beyond the questions on where the hider
+can be (a timetable's "reachable in the hiding period", built by the app from the
+game file): :meth:`Game.possible_zones` and :meth:`Game.check_zone` apply it too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,6 +130,25 @@ class ZoneCheck:
     allowed_stop: bool
     inside_map: bool
     conflicts: tuple[Conflict, ...]
+    #: Why the game's :class:`ZoneFilter` rules the zone out, or "".
+    filtered_out: str = ""
+
+
+@dataclass(frozen=True)
+class ZoneFilter:
+    """A rule beyond the questions on which hiding zones are possible.
+
+    E.g. "reachable in the hiding period" over a timetable
+    (:func:`~stations_generator.core.transit.reach.reachable_zone_filter`).
+    """
+
+    #: ``keeps(lons, lats, radius_m)``: per zone centre (degrees), whether its zone of
+    #: ``radius_m`` is kept.
+    keeps: Callable[[np.ndarray, np.ndarray, float], np.ndarray]
+    #: The reason a zone it leaves out carries (names the filter's source).
+    reason: str
+    #: One line about the filter for the game's notes ("" for none).
+    note: str = ""
 
 
 @dataclass
@@ -141,6 +164,13 @@ class Game:
     country: str | None = None
     #: The game's name on its maps and pages (the API sets it from the game file's name).
     title: str = "game"
+    #: An extra rule on the possible zones (a timetable's reachability), or None.
+    zone_filter: ZoneFilter | None = None
+    #: Whether the transit-line question reads a timetable (the stations come from a
+    #: GTFS feed): its frequency rule is then checked (:func:`line_notes`).
+    timetable_lines: bool = False
+    #: The credits of the game's data beyond OpenStreetMap (a GTFS feed's), for its outputs.
+    credits: tuple[str, ...] = ()
 
     @property
     def hiding_radius_m(self) -> float:
@@ -190,14 +220,18 @@ class Game:
     def notes(self) -> list[str]:
         """One line per question that counts as asked but has no answer, e.g.
         ``"question 2: thermometer 1 km: travelled only 640 m; counted as asked, no answer"``,
-        then what the rule set leaves unchecked (:func:`~stations_generator.core.questions.transit_lines.line_notes`)."""
+        then what the rule set leaves unchecked (:func:`~stations_generator.core.questions.transit_lines.line_notes`),
+        then the zone filter's note."""
         unanswered = [
             f"question {k}: {why}"
             for k, q in enumerate(self.questions, 1)
             if (why := unanswered_reason(q))
         ]
         labels = [q.label() for q in self.questions]
-        return unanswered + list(line_notes(self.rules.name, labels))
+        notes = unanswered + list(line_notes(self.rules.name, labels, self.timetable_lines))
+        if self.zone_filter is not None and self.zone_filter.note:
+            notes.append(self.zone_filter.note)
+        return notes
 
     def answered(self) -> list[tuple[int, Question]]:
         """(0-based position, question) of every question that has an answer to apply."""
@@ -323,6 +357,7 @@ class Game:
         if len(cut):
             parts = shapely.intersection(circles[cut], remaining)
             fraction[cut] = shapely.area(parts) / shapely.area(circles[cut])
+        kept = self._filter_keeps(lons, lats, allowed & passed & (fraction > 0))
         out = []
         for i, s in enumerate(self.stations):
             reason = ""
@@ -334,9 +369,19 @@ class Game:
                 reason = "ruled out by a station question"
             elif not touches[i] or fraction[i] <= 0:
                 reason = "outside the remaining area"
+            elif not kept[i]:
+                reason = self.zone_filter.reason  # type: ignore[union-attr]
             share = float(min(fraction[i], 1.0)) if reason == "" else 0.0
             out.append(ZoneStatus(s, reason == "", share, reason))
         return out
+
+    def _filter_keeps(self, lons: np.ndarray, lats: np.ndarray, asked: np.ndarray) -> np.ndarray:
+        """Per zone centre, kept by the zone filter (only the ``asked`` ones are run)."""
+        kept = np.ones(len(lons), dtype=bool)
+        if self.zone_filter is not None and asked.any():
+            radius = self.hiding_radius_m
+            kept[asked] = np.asarray(self.zone_filter.keeps(lons[asked], lats[asked], radius), bool)
+        return kept
 
     # -- hider mode and zone checks -----------------------------------------------
 
@@ -379,9 +424,11 @@ class Game:
     ) -> ZoneCheck:
         """Is the hiding zone at ``station`` (or a zone centred on ``point``) valid?
 
-        Valid = an allowed stop under the rule set, centred in the play area, and for every question some point of the zone gives the recorded answer
-        (for station questions: the station gives it). Each question that rules it
-        out is named with the answer the zone would have given.
+        Valid = an allowed stop under the rule set, centred in the play area, for every
+        question some point of the zone gives the recorded answer (for station questions:
+        the station gives it), and kept by the game's :class:`ZoneFilter`
+        (:attr:`ZoneCheck.filtered_out` says why not). Each question that rules it out is
+        named with the answer the zone would have given.
         """
         if station is None and point is None:
             raise ValueError("give a station or a point")
@@ -414,13 +461,16 @@ class Game:
                 conflicts.append(Conflict(q, k, q.answer, needed))
             else:
                 region = kept
+        centre = (np.array([point[0]]), np.array([point[1]]))
+        filtered = not self._filter_keeps(*centre, np.ones(1, dtype=bool))[0]
         return ZoneCheck(
             station=station,
             point=point,
-            valid=allowed and inside_map and not conflicts,
+            valid=allowed and inside_map and not conflicts and not filtered,
             allowed_stop=allowed,
             inside_map=inside_map,
             conflicts=tuple(conflicts),
+            filtered_out=self.zone_filter.reason if filtered else "",  # type: ignore[union-attr]
         )
 
     def is_possible(self, lon: float, lat: float) -> bool:

@@ -17,7 +17,9 @@ two stations "the same line" under ``jltg-eu``. Under ``official`` (and any othe
 set) every transit route counts, as before.
 
 The two-hour frequency is not checked: OSM routes carry no timetable. Any answer under
-``jltg-eu`` therefore carries :data:`FREQUENCY_NOTE`.
+``jltg-eu`` therefore carries :data:`FREQUENCY_NOTE` — unless the game's stations come
+from a GTFS feed, whose direct trips check it (docs/timetables.md, "Lines and
+frequencies").
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def counts_as_line(route: str, rules: str) -> bool:
     return modes is None or route in modes
 
 
-def line_notes(rules: str, labels: Iterable[str]) -> tuple[str, ...]:
+def line_notes(rules: str, labels: Iterable[str], timetable: bool = False) -> tuple[str, ...]:
     """The notes a game's result carries about its transit-line questions.
 
     Parameters
@@ -72,13 +74,18 @@ def line_notes(rules: str, labels: Iterable[str]) -> tuple[str, ...]:
     labels : iterable of str
         The questions' labels (``Question.label()``); a transit-line matching question
         is labelled ``"Matching transit line"``.
+    timetable : bool
+        Whether the game's transit lines come from a timetable (a GTFS feed): the
+        frequency is then checked by the feed's direct trips, and no note is needed.
 
     Returns
     -------
     tuple of str
-        ``(FREQUENCY_NOTE,)`` under ``jltg-eu`` when a transit-line question is asked,
-        else empty.
+        ``(FREQUENCY_NOTE,)`` under ``jltg-eu`` when a transit-line question is asked
+        and the lines carry no timetable, else empty.
     """
+    if timetable:
+        return ()
     if rules in _LINE_ROUTES and any(label == "Matching transit line" for label in labels):
         return (FREQUENCY_NOTE,)
     return ()
