@@ -50,7 +50,7 @@ from stations_generator.serve.referee import (
 from stations_generator.serve.security import Guard, allowed_hosts
 from stations_generator.serve.shared import routes as shared_routes
 from stations_generator.serve.shared.database import DATABASE_NAME, open_store
-from stations_generator.serve.shared.model import EventCheck, basic_event_check
+from stations_generator.serve.shared.model import EventCheck, Refused, basic_event_check
 from stations_generator.serve.shared.service import GameRules, SharedGames
 from stations_generator.serve.shared.store import GameStore
 from stations_generator.serve.stations import (
@@ -82,6 +82,14 @@ def _status(exc: UserError) -> int:
     if isinstance(exc, OutputError):
         return 409
     return 400
+
+
+def _kept_map(store: GameStore, key: str) -> str | None:
+    """A station map kept in the game store; a store that cannot answer is a 502."""
+    try:
+        return store.kept_map(key)
+    except Refused as exc:
+        raise NetworkError(exc.message) from None
 
 
 def create_app(
@@ -147,7 +155,9 @@ def create_app(
     else:
         store = open_store(temp_dir / DATABASE_NAME if database is None else database)
     rules = GameRules(referee_header, check_shared_event)  # games with settings.referee
-    shared = SharedGames(store, check_event or basic_event_check, rules)
+    # A game started from a station map built on the page keeps that map in the store.
+    shared = SharedGames(store, check_event or basic_event_check, rules, station_maps.stations_text)
+    station_maps.kept = lambda key: _kept_map(store, key)
 
     def close() -> None:
         runner.jobs.close()

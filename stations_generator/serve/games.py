@@ -37,10 +37,8 @@ from stations_generator.formats.gamefile import (
     question_from_dict,
 )
 from stations_generator.serve.cache import Cache, digest
+from stations_generator.serve.shared.service import GENERATED
 from stations_generator.serve.stations import ServerConfig, StationMapService
-
-#: A game's stations may name a station map the page just built: ``generated:KEY``.
-GENERATED = "generated:"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -137,6 +137,10 @@ MAPS_CACHED = 32
 MAX_NAME_BYTES = 255
 
 
+class _NotKept(Exception):
+    """No copy of a station map is kept (so nothing is cached for it)."""
+
+
 class _Messages:
     """One request's messages: its warnings, kept for the page, and its notes and status
     lines, the page's progress line (the package logs them; :meth:`route` collects them)."""
@@ -250,31 +254,69 @@ class StationMapService:
         self._areas = Cache(16)
         self._data = Cache(8)
         self._maps = Cache(maps_cached, on_evict=self._forget)
+        self._restored = Cache(maps_cached, on_evict=self._forget)
         self._unions = Cache(8)
         self.progress = Progress()
+        #: ``kept(key)`` -> a station map's ``stations.geojson`` kept elsewhere (the
+        #: shared games' store), or None; set by the app.
+        self.kept: Callable[[str], str | None] | None = None
 
     def built(self, key: str) -> Built | None:
         """The station map built with this ``key`` (still cached), or None."""
         return self._maps.peek(key)
 
-    def stations_file(self, key: str) -> Path | None:
-        """The ``stations.geojson`` of the cached map ``key`` as a file (None: not cached).
-
-        The file lives in the server's temporary folder while the map is cached.
-        """
+    def stations_text(self, key: str) -> str | None:
+        """The ``stations.geojson`` of the cached map ``key`` (None: not cached)."""
         built = self.built(key) if _MAP_KEY.fullmatch(key) else None
-        if built is None:
+        return None if built is None else built.file(gen.STATIONS_GEOJSON)
+
+    def stations_file(self, key: str) -> Path | None:
+        """The ``stations.geojson`` of the map ``key`` as a file (None: not on the server).
+
+        The map cached in memory, or else the copy :attr:`kept` gives (a shared game's
+        map, kept in the game store across restarts). The file lives in the server's
+        temporary folder while the map is cached (:attr:`kept` copies: the last
+        ``maps_cached`` asked for).
+        """
+        if not _MAP_KEY.fullmatch(key):
             return None
+        built = self.built(key)
+        if built is not None:
+            return self._written(key, lambda: built.file(gen.STATIONS_GEOJSON))
+        if self.kept is None:
+            return None
+
+        def restore() -> bool:
+            text = self.kept(key)  # type: ignore[misc] - checked above
+            if text is None:
+                raise _NotKept(key)  # not cached: asked again next time
+            self._written(key, lambda: text)
+            return True
+
+        try:
+            self._restored.get(key, restore)
+        except _NotKept:
+            return None
+        path = self._maps_dir / f"{key}.geojson"
+        if path.exists():
+            return path
+        text = self.kept(key)  # the file went with the other cache's copy: again
+        return None if text is None else self._written(key, lambda: text)
+
+    def _written(self, key: str, text: Callable[[], str]) -> Path:
+        """The map file of ``key``, written from ``text()`` when missing."""
         path = self._maps_dir / f"{key}.geojson"
         if not path.exists():
             self._maps_dir.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".{path.name}.{threading.get_ident()}.tmp")
-            tmp.write_text(built.file(gen.STATIONS_GEOJSON), "utf-8")
+            tmp.write_text(text(), "utf-8")
             tmp.replace(path)  # never a half-written file under the map's name
         return path
 
     def _forget(self, key: str) -> None:
-        """The map ``key`` left the cache: delete its file."""
+        """The map ``key`` left a cache: delete its file unless the other one holds it."""
+        if self._maps.peek(key) is not None or self._restored.peek(key) is not None:
+            return
         path = self._maps_dir / f"{key}.geojson"
         path.unlink(missing_ok=True)
         self.config.digests.forget(path)

@@ -6,7 +6,9 @@ The fast tests read the manifest and ``/sw.js`` from the app in-process. The bro
 Helsinki game on the real server on 127.0.0.1 (a secure context, as service workers
 need), goes offline and reloads: the page, the play area, the remaining area and the zones
 draw again from the worker's copies; a question added offline is queued, and applied when
-the network is back.
+the network is back. And a server that dies while the phone is online: the first question
+asked then is queued too (not lost in an error), and applied once the server is back —
+with the service worker and without it (as over plain http:// on a LAN).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 import pytest
 from support.browser import CHROMIUM, CHROMIUM_FLAGS, keep_offline, sync_playwright_or_fail
 from support.serve_support import HELSINKI_GAME, api_client, config, running_server
+from support.shared_games import free_port, start_serve
 
 from stations_generator import __version__
 from stations_generator.serve.app import create_app
@@ -165,4 +168,86 @@ def test_a_reload_offline_redraws_the_game_and_queues_new_questions():
             browser.close()
     # Only the failed look-ups of the server while offline, nothing else.
     assert [e for e in errors if "ERR_INTERNET_DISCONNECTED" not in e] == []
+    assert blocked == []
+
+
+def _ask_radius(page) -> None:
+    """A radius question (600 m, within) at a tap right of the map's centre."""
+    page.select_option("#q-type", "radius")
+    page.fill("#q-distance", "600 m")
+    page.select_option("#q-answer", "within")
+    box = page.locator("#map").bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
+    page.click("#q-add")
+
+
+@pytest.mark.slow
+# "block": no service worker, as over plain http:// on a LAN (the request itself fails).
+@pytest.mark.parametrize("worker", ["allow", "block"])
+def test_a_question_asked_as_the_server_dies_is_queued_and_applied_when_it_is_back(
+    tmp_path, worker
+):
+    sync_playwright = sync_playwright_or_fail()
+    port, database = free_port(), tmp_path / "games.sqlite3"
+    process = start_serve(port, database)[0]
+    errors: list[str] = []
+    blocked: list[str] = []
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS
+            )
+            context = browser.new_context(
+                viewport={"width": 1280, "height": 900}, service_workers=worker
+            )
+            keep_offline(context, blocked)
+            page = context.new_page()
+            page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+            page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+            try:
+                page.goto(f"http://127.0.0.1:{port}/")
+                worker_on = "navigator.serviceWorker.controller" if worker == "allow" else "true"
+                _wait(page, f"window.sg && sg.ready && {worker_on}")
+                page.click("#tab-game")
+                page.set_input_files("#load-game", str(HELSINKI_GAME))
+                _wait(page, "(sg.gameRendered || 0) > 0")
+                online = _drawn(page)
+
+                _wait(page, "sg.game.answerNames")  # the page's last request (nameAnswers)
+                # The server dies; the phone still says online and the page does not know.
+                process.kill()
+                process.wait(30)
+                assert page.evaluate("navigator.onLine && !sg.offline.isDown()")
+                _ask_radius(page)
+                _wait(page, "sg.offline.queued().length === 1")
+                status = page.inner_text("#offline-status")
+                assert status.startswith("The server cannot be reached") and "queued" in status
+                queued = page.locator("#queued-questions li")
+                assert queued.count() == 1 and "queued" in queued.inner_text()
+                assert page.is_hidden("#game-error")  # said in words, not as an error
+                assert page.evaluate("sg.game.doc.questions.length") == 7
+                assert _drawn(page) == online  # the map stays as it was
+                # Saved for a reload once: in the queue, not in the game.
+                saved = page.evaluate(
+                    "['queue/v1', 'v1'].map((k) =>"
+                    " JSON.parse(localStorage.getItem('stations-generator/serve/' + k)))"
+                )
+                assert len(saved[0]) == 1 and len(saved[1]["game"]["doc"]["questions"]) == 7
+
+                # The server is back: the question is applied (the page asks every 10 s).
+                before = page.evaluate("sg.gameRendered")
+                process = start_serve(port, database)[0]
+                _wait(page, f"sg.gameRendered > {before} && sg.gameResult.labels.length === 8", 40)
+                assert page.evaluate("sg.game.doc.questions.length") == 8
+                assert page.evaluate("sg.offline.queued().length") == 0
+                assert queued.count() == 0 and page.is_hidden("#offline-status")
+                assert _drawn(page)["files"]["zones.geojson"] != online["files"]["zones.geojson"]
+            finally:
+                context.close()
+                browser.close()
+    finally:
+        process.kill()
+        process.wait(30)
+    # Only the failed requests to the stopped server.
+    assert [e for e in errors if not re.search(r"ERR_CONNECTION_REFUSED|503", e)] == []
     assert blocked == []

@@ -20,8 +20,17 @@ import time
 
 import httpx2 as httpx
 import pytest
-from support.browser import CHROMIUM, CHROMIUM_FLAGS, keep_offline, sync_playwright_or_fail
+from support.browser import (
+    CHROMIUM,
+    CHROMIUM_FLAGS,
+    axe_violations,
+    keep_offline,
+    sync_playwright_or_fail,
+)
+from support.serve_support import HELSINKI_AREA, HELSINKI_PBF, api_client, config
 from support.shared_games import GAME, free_port, start_serve, stop_serve
+
+from stations_generator.serve.app import create_app
 
 PHONE = {"width": 390, "height": 844}
 #: Where each phone is (lat, lon): inside the Helsinki play area.
@@ -166,16 +175,29 @@ def game_on_three_phones(tmp_path):
         assert phone.blocked == []
 
 
-def _share(url: str, organiser: Phone) -> dict:
-    """The organiser opens the game and shares it: the invite's code and links."""
+def _share(url: str, organiser: Phone, from_map: bool = False) -> dict:
+    """The organiser opens the game and shares it: the invite's code and links.
+
+    ``from_map``: the game is started "From the station map" built on the page (the
+    Helsinki area loaded from its file, the server's extract), not pasted.
+    """
     page = organiser.page
     organiser.open(url)
-    page.click("#tab-game")
-    page.fill("#paste-game", json.dumps(_game()))
-    page.click("#load-pasted")
+    if from_map:
+        page.set_input_files("#load-area", str(HELSINKI_AREA))
+        wait_until(page, "sg.result && sg.seq === sg.shown", 60)
+        page.click("#tab-game")
+        page.click("#game-from-map")
+        assert page.evaluate("sg.game.doc.stations").startswith("generated:")
+    else:
+        page.click("#tab-game")
+        page.fill("#paste-game", json.dumps(_game()))
+        page.click("#load-pasted")
     wait_until(page, "(sg.gameRendered || 0) > 0")
     page.click("#shared-create")
     wait_until(page, "sg.shared.snapshot() && sg.shared.snapshot().live")
+    assert page.is_hidden("#game-error")  # shared as it is: no caveat to show
+    assert axe_violations(page) == []  # the invite: code, QR code, links
     invite = {
         "code": page.inner_text("#shared-code"),
         "seeker": page.input_value("#shared-seeker-link"),
@@ -194,8 +216,11 @@ def _share(url: str, organiser: Phone) -> dict:
     )
     assert qr["text"] == invite["seeker"] and qr["modules"] >= 21
     assert 0.1 < qr["dark"] < 0.6
+    qr_image = page.get_by_role("img", name=re.compile(r"^QR code of the seekers' link"))
+    assert qr_image.count() == 1  # its text alternative names it (and where its link is)
     page.select_option("#shared-qr-role", "hider")
     assert page.evaluate("sg.sharedQr.text") == invite["hider"]
+    assert "hider's link" in page.get_attribute("#shared-qr", "aria-label")
     assert "You play as Seeker" in page.inner_text("#shared-status")
     assert page.is_visible("#shared-local")  # links to 127.0.0.1 reach no phone: said so
     return invite
@@ -222,6 +247,13 @@ def test_seekers_questions_reach_the_hider_and_answers_every_seeker(game_on_thre
     wait_until(hider.page, "sg.shared.snapshot().pending.length === 1")
     wait_until(two.page, "sg.shared.snapshot().pending.length === 1")
     assert "waiting for the hider's answer" in two.page.inner_text("#shared-pending")
+    # Both views of a waiting question, and the hider's answer form, pass axe-core.
+    assert axe_violations(two.page) == []
+    hider.page.locator(".shared-answer-here").first.click()
+    wait_until(hider.page, "!document.getElementById('shared-answer').hidden")
+    assert axe_violations(hider.page) == []
+    hider.page.click("#shared-answer-cancel")
+    assert hider.page.is_hidden("#shared-answer")
     question = hider.answer_first()
     for seeker in (one, two):
         wait_until(seeker.page, f"sg.shared.timing.drawn[{json.dumps(question)}]", 10)
@@ -266,7 +298,9 @@ def test_seekers_questions_reach_the_hider_and_answers_every_seeker(game_on_thre
 @pytest.mark.slow  # about 17 s alone: a server restart and three reloads
 def test_offline_phone_and_restarted_server_converge(game_on_three_phones):
     url, restart, one, two, hider = game_on_three_phones
-    invite = _share(url, one)
+    # A game from the station map built on the page: the server keeps that map with the
+    # game, so after the restart below every phone still applies it.
+    invite = _share(url, one, from_map=True)
     _join(two, invite["seeker"], "seeker")
     _join(hider, invite["hider"], "hider")
 
@@ -287,7 +321,9 @@ def test_offline_phone_and_restarted_server_converge(game_on_three_phones):
     hider.answer_first()
     _agree([one, two, hider], 4)
 
-    # The server restarts on the same database: every phone says so, then resumes.
+    # The server restarts on the same database: every phone says so, then resumes; the
+    # new server has built no station map, and the game's own still applies everywhere.
+    zones = one.page.evaluate("sg.gameResult.files['zones.geojson']")
     restart([one, two, hider])
     for phone in (one, two, hider):
         wait_until(phone.page, "sg.shared.snapshot().live", 40)
@@ -295,6 +331,9 @@ def test_offline_phone_and_restarted_server_converge(game_on_three_phones):
     wait_until(hider.page, "sg.shared.snapshot().pending.length === 1")
     hider.answer_first()
     _agree([one, two, hider], 6)
+    after = json.loads(one.page.evaluate("sg.gameResult.files['zones.geojson']"))
+    assert [f["id"] for f in after["features"]] == [f["id"] for f in json.loads(zones)["features"]]
+    assert one.page.is_hidden("#game-error") and two.page.is_hidden("#game-error")
 
     # A reload keeps the game (this device's storage), offline too (the page's worker).
     two.page.reload()
@@ -319,8 +358,83 @@ def test_offline_phone_and_restarted_server_converge(game_on_three_phones):
     wait_until(two.page, "window.sg && sg.ready")
     assert two.snapshot() is None
     two.page.click("#shared-join-form summary")
+    assert axe_violations(two.page) == []  # the join form, open
     two.page.fill("#shared-join-code", invite["code"].lower())
     two.page.fill("#shared-join-token", invite["seeker"].split("token=", 1)[1])
     two.page.click("#shared-join")
     _agree([one, two, hider], 6)
     assert two.snapshot()["role"] == "seeker"
+
+
+# -- a game started from a station map built on the page, across a restart --------------
+
+
+def _map_body() -> dict:
+    """The page's station-map request: the Helsinki area drawn, the Helsinki extract."""
+    return {
+        "play_area": json.loads(HELSINKI_AREA.read_text("utf-8")),
+        "name": HELSINKI_AREA.name,
+        "osm": [HELSINKI_PBF.name],
+        "water": [],
+        "settings": {},
+    }
+
+
+def _game_from_map(built: dict) -> dict:
+    """What the page's "From the station map" starts (app.js), with two of the example's
+    questions (a radius and a station-matching one: it needs the map's stations)."""
+    area = next(
+        f for f in built["station_map"]["features"] if f["properties"].get("role") == "play_area"
+    )
+    return {
+        "format": "stations-generator-game/1",
+        "rules": "official",
+        "game_size": built["game_size"],
+        "play_area": area["geometry"],
+        "osm": [HELSINKI_PBF.name],
+        "stations": "generated:" + built["key"],
+        "questions": [GAME["questions"][0], GAME["questions"][5]],
+    }
+
+
+def test_a_game_from_a_station_map_built_on_the_page_outlives_a_restart(tmp_path):
+    database = tmp_path / "games.sqlite3"
+    with api_client(create_app(config(), database=database)) as client:
+        built = client.post("/api/stationmap", json=_map_body())
+        assert built.status_code == 200, built.text
+        game = _game_from_map(built.json())
+        made = client.post("/api/shared/games", json={"game": game})
+        assert made.status_code == 201, made.text
+        before = client.post("/api/game/apply", json={"game": game, "name": "game.json"})
+        assert before.status_code == 200, before.text
+    made, before = made.json(), before.json()
+    assert before["zones_total"] == built.json()["stations"] > 0
+
+    # The server again on the same file: its memory holds no station map.
+    app = create_app(config(), database=database)
+    with api_client(app) as client:
+        assert app.state.station_maps.built(built.json()["key"]) is None
+        joined = client.post(
+            "/api/shared/join", json={"code": made["code"], "token": made["seeker_token"]}
+        )
+        assert joined.status_code == 200, joined.text
+        assert joined.json()["game"] == game  # the game as shared, naming the map
+        after = client.post(
+            "/api/game/apply", json={"game": joined.json()["game"], "name": "game.json"}
+        )
+        assert after.status_code == 200, after.text
+        # Sharing another game from the same map needs no copy of it in memory either.
+        again = client.post("/api/shared/games", json={"game": {**game, "questions": []}})
+        assert again.status_code == 201, again.text
+    after = after.json()
+    for name in ("remaining.geojson", "zones.geojson"):
+        assert after["files"][name] == before["files"][name]
+    assert after["possible"] == before["possible"] < after["zones_total"]
+
+    # A server whose store never kept the map refuses the game in one line, both ways.
+    with api_client(create_app(config(), database=tmp_path / "other.sqlite3")) as client:
+        refused = client.post("/api/shared/games", json={"game": game})
+        assert refused.status_code == 409
+        assert refused.json()["error"].startswith("the station map this game names is no longer")
+        applied = client.post("/api/game/apply", json={"game": game, "name": "game.json"})
+        assert applied.status_code == 400 and "regenerate it" in applied.json()["error"]

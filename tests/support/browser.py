@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
+#: axe-core, vendored for the tests (its README: version, licence, checksums).
+AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
 
 
 CHROMIUM_FLAGS = [
@@ -85,3 +87,23 @@ def keep_offline(context, blocked: list[str]) -> None:
             r.abort()
 
     context.route("**/*", route)
+
+
+# axe.run's serious and critical violations: [rule id, impact, [element selectors]].
+_RUN_AXE = """async () => {
+    const result = await axe.run(document, {resultTypes: ["violations"]});
+    return result.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => [v.id, v.impact, v.nodes.map((n) => n.target.join(" "))]);
+}"""
+
+
+def axe_violations(page) -> list:
+    """The serious and critical violations axe-core finds on ``page`` as it is now.
+
+    Injected with ``page.evaluate`` (DevTools), which the serve page's
+    Content-Security-Policy does not apply to, as it applies to no browser extension.
+    """
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.evaluate(AXE.read_text("utf-8"))
+    return page.evaluate(_RUN_AXE)

@@ -20,7 +20,7 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from stations_generator.errors import InputError
-from stations_generator.serve.shared.model import MAX_EVENTS_PER_GAME, Refused
+from stations_generator.serve.shared.model import MAX_EVENTS_PER_GAME, Refused, now
 from stations_generator.serve.shared.store import Appended, GameStore, StoredEvent
 
 log = logging.getLogger("stations_generator.serve")
@@ -53,6 +53,11 @@ CREATE TABLE IF NOT EXISTS shared_events (
     body TEXT NOT NULL,
     PRIMARY KEY (code, seq),
     UNIQUE (code, client_id)
+);
+CREATE TABLE IF NOT EXISTS shared_maps (
+    key TEXT PRIMARY KEY,
+    body TEXT NOT NULL,
+    created TEXT NOT NULL
 )
 """
 
@@ -260,3 +265,18 @@ class PostgresStore(GameStore):
         if row is None:
             raise Refused(404, f"no game {code}")
         return row[0], row[1], row[2]
+
+    def keep_map(self, key: str, text: str) -> None:
+        """Keep the ``stations.geojson`` text of the station map ``key`` (once)."""
+        with self._connection() as conn:
+            conn.execute(
+                "INSERT INTO shared_maps (key, body, created) VALUES (%s, %s, %s) "
+                "ON CONFLICT (key) DO NOTHING",
+                (key, text, now()),
+            )
+
+    def kept_map(self, key: str) -> str | None:
+        """The ``stations.geojson`` text kept for the station map ``key``, or None."""
+        with self._connection() as conn:
+            row = conn.execute("SELECT body FROM shared_maps WHERE key = %s", (key,)).fetchone()
+        return None if row is None else row[0]

@@ -8,6 +8,7 @@ per game and role (:data:`EVENT_RATE`), creating per server (:data:`CREATE_RATE`
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,10 @@ EVENT_BURST = 50
 #: Games created a second on average, and at once (an organiser creates one per round).
 CREATE_RATE = 1.0
 CREATE_BURST = 20
+#: A game's stations may name a station map built on the page: ``generated:KEY``.
+GENERATED = "generated:"
+#: A kept station map's ``stations.geojson``: as large as a shared game's file may be.
+MAX_MAP_BYTES = model.MAX_GAME_BYTES
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,10 @@ class SharedGames:
     rules : GameRules, optional
         The check of an event against the game's events so far (the referee's), for the
         games whose settings carry it.
+    maps : callable, optional
+        ``maps(key)`` -> the ``stations.geojson`` text of the station map ``key`` the
+        page built (None: not on this server): a game naming ``generated:KEY`` keeps it
+        in the store, so the game outlives a restart [default: such games are refused].
     """
 
     def __init__(
@@ -66,10 +75,12 @@ class SharedGames:
         store: GameStore,
         check: EventCheck = model.basic_event_check,
         rules: GameRules | None = None,
+        maps: Callable[[str], str | None] | None = None,
     ) -> None:
         self.store = store
         self.check = check
         self.rules = rules
+        self.maps = maps
         self.posting = RateLimits(EVENT_RATE, EVENT_BURST)
         self.creating = RateLimit(CREATE_RATE, CREATE_BURST)
         # One post at a time per game while its rules are checked (one process: with
@@ -94,6 +105,7 @@ class SharedGames:
                 raise Refused(400, str(exc)) from None
         if not self.creating.allow():
             raise Refused(429, "too many games created at once; try again in a few seconds")
+        self._keep_map(body["game"].get("stations"))
         made = self.store.create(game, settings)
         return {
             "code": made.code,
@@ -104,6 +116,31 @@ class SharedGames:
                 model.HIDER: f"/#game={made.code}&token={made.hider_token}",
             },
         }
+
+    def _keep_map(self, stations: Any) -> None:
+        """Keep the station map a game names (``generated:KEY``) in the store; Refused
+        when this server no longer has it or it is too large."""
+        if not isinstance(stations, str) or not stations.startswith(GENERATED):
+            return
+        key = stations[len(GENERATED) :]
+        text = self.maps(key) if self.maps is not None else None
+        if text is None:
+            text = self.store.kept_map(key) if re.fullmatch(r"[0-9a-f]{64}", key) else None
+            if text is not None:
+                return  # kept already (a game started from the same map)
+            raise Refused(
+                409,
+                "the station map this game names is no longer on the server; build it "
+                "again on the station map page and start the game from it",
+            )
+        if len(text.encode("utf-8")) > MAX_MAP_BYTES:
+            raise Refused(
+                413,
+                f"this game's station map is larger than the {MAX_MAP_BYTES // 1024**2} MiB "
+                "a shared game may keep; download stations.geojson, start serve with "
+                "--file stations.geojson and share a game file naming it",
+            )
+        self.store.keep_map(key, text)
 
     def join(self, code: Any, token: Any) -> dict[str, Any]:
         """The role ``token`` opens in game ``code``, with the game as that role sees it."""

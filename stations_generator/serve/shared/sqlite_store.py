@@ -14,10 +14,11 @@ import threading
 from pathlib import Path
 
 from stations_generator.errors import InputError
-from stations_generator.serve.shared.model import MAX_EVENTS_PER_GAME, Refused
+from stations_generator.serve.shared.model import MAX_EVENTS_PER_GAME, Refused, now
 from stations_generator.serve.shared.store import Appended, GameStore, StoredEvent
 
-#: The schema's version, kept in ``PRAGMA user_version``.
+#: The schema's version, kept in ``PRAGMA user_version`` (the station maps' table was
+#: added to version 1 as it is: a file without it gets it, older servers ignore it).
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
@@ -39,6 +40,11 @@ CREATE TABLE IF NOT EXISTS shared_events (
     body TEXT NOT NULL,
     PRIMARY KEY (code, seq),
     UNIQUE (code, client_id)
+);
+CREATE TABLE IF NOT EXISTS shared_maps (
+    key TEXT PRIMARY KEY,
+    body TEXT NOT NULL,
+    created TEXT NOT NULL
 );
 """
 
@@ -195,6 +201,20 @@ class SQLiteStore(GameStore):
         if row is None:
             raise Refused(404, f"no game {code}")
         return row[0], row[1], row[2]
+
+    def keep_map(self, key: str, text: str) -> None:
+        """Keep the ``stations.geojson`` text of the station map ``key`` (once)."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO shared_maps (key, body, created) VALUES (?, ?, ?)",
+                (key, text, now()),
+            )
+
+    def kept_map(self, key: str) -> str | None:
+        """The ``stations.geojson`` text kept for the station map ``key``, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT body FROM shared_maps WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
 
     def close(self) -> None:
         """Close the file (a checkpoint folds the write-ahead log into it)."""

@@ -236,6 +236,15 @@ class GameStore(ABC):
         """(game text, settings text, the number of the last event) of ``code``."""
 
     @abstractmethod
+    def keep_map(self, key: str, text: str) -> None:
+        """Keep the ``stations.geojson`` text of the station map ``key`` (once: a key names
+        one content, so a key kept already is left as it is)."""
+
+    @abstractmethod
+    def kept_map(self, key: str) -> str | None:
+        """The ``stations.geojson`` text kept for the station map ``key``, or None."""
+
+    @abstractmethod
     def open(self) -> None:
         """Ready the store (again after :meth:`close`); idempotent."""
 

@@ -367,11 +367,13 @@ async function applyGame() {
     showError("game-error", null);
     sg.gameResult = data;
     drawGame(data);
+    return null;
   } catch (e) {
-    if (seq < gameShown) return;
+    if (seq < gameShown) return e;
     gameShown = seq;
     showError("game-error", e.message);
     $("game-status").textContent = "";
+    return e;
   }
 }
 sg.applyGame = applyGame;
@@ -593,11 +595,29 @@ $("q-add").onclick = () => {
   q.answer = ANSWERS[type].length ? $("q-answer").value : $("q-answer-text").value.trim() || "not within";
   if (sg.shared.ask(q)) { clearMarks(); return; } // a shared game: sent to the hider (shared.js)
   if (sg.offline.take(q)) { clearMarks(); return; } // offline: queued, applied when back
-  sg.game.doc.questions.push(q);
-  sg.game.hidden.push(false);
-  clearMarks();
-  gameChanged();
+  addQuestion(q);
 };
+
+/** Add `q` to the open game and apply it; when the server does not answer (it stopped
+    while the phone is online: a network error, a refused connection, a 5xx), the
+    question goes to offline.js's queue instead, as one asked offline, and the map stays. */
+async function addQuestion(q) {
+  const g = sg.game, status = $("game-status").textContent;
+  g.doc.questions.push(q);
+  g.hidden.push(false);
+  clearMarks();
+  const failed = await gameChanged();
+  const at = g.doc.questions.lastIndexOf(q);
+  if (!failed || !failed.unreachable || g !== sg.game || at < 0) return;
+  g.doc.questions.splice(at, 1);
+  g.hidden.splice(at, 1);
+  sg.offline.take(q, true);
+  $("replay").value = $("replay").max = g.doc.questions.filter((_q, i) => !g.hidden[i]).length;
+  $("replay-label").textContent = "all";
+  save();
+  showError("game-error", null); // offline.js's box says it in words: queued, applied when back
+  $("game-status").textContent = status; // the map shows the game as it was
+}
 
 async function hiderAt(latlng) {
   gameLayers.hider.clearLayers();

@@ -15,6 +15,10 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+/** The server's answer to `path` (a POST of `body` as JSON). A failure throws an Error
+    with the server's one-line message; `unreachable` is set on it when the server gave
+    no answer (network error, connection refused, sw.js's "not kept" copy) or a 5xx:
+    worth trying again later, unlike a 4xx about the request itself. */
 async function api(path, body) {
   let res;
   try {
@@ -23,13 +27,16 @@ async function api(path, body) {
     });
   } catch (_e) { // no answer at all: offline.js says so and asks again later
     window.sg.offline.lost();
-    throw new Error("offline: the server cannot be reached; try again when it is back");
+    throw Object.assign(new Error("offline: the server cannot be reached; try again when it is back"), { unreachable: true });
   }
-  if (res.headers.get("X-Offline-Copy")) window.sg.offline.lost(); // sw.js answered from its copy
+  const copy = !!res.headers.get("X-Offline-Copy");
+  if (copy) window.sg.offline.lost(); // sw.js answered from its copy
   if (!res.ok) {
     let message = `${res.status} ${res.statusText}`;
     try { message = (await res.json()).error || message; } catch (_e) { /* not JSON */ }
-    throw new Error(message);
+    // A 5xx is the server's trouble, not the request's: a question is queued for later
+    // (app.js), the rest says the server's reason.
+    throw Object.assign(new Error(message), { unreachable: copy || res.status >= 500 });
   }
   return res;
 }

@@ -26,8 +26,9 @@
     const box = $("offline-status"), list = $("queued-questions"), waiting = queued();
     if (!box || !list) return;
     box.hidden = !down && !waiting.length;
+    const why = navigator.onLine ? `The server cannot be reached (stopped or restarting; asked again every ${PROBE_MS / 1000} s)` : "Offline";
     box.textContent = down
-      ? "Offline: showing the last station map and game this device received. Questions added now are queued here and applied when the server is back; answers and zone checks asked before are shown again, new ones need the server."
+      ? `${why}: showing the last station map and game this device received. Questions added now are queued here and applied when the server is back; answers and zone checks asked before are shown again, new ones need the server.`
       : `${waiting.length} queued question(s) not applied yet: open the game they were asked in and reload the page.`;
     list.replaceChildren(...waiting.map((q) => Object.assign(document.createElement("li"), { textContent: describe(q) })));
   }
@@ -59,9 +60,10 @@
     show();
   }
 
-  /** Keep question `q` in the queue when the server cannot be reached; true if kept. */
-  function take(q) {
-    if (!down && navigator.onLine) return false;
+  /** Keep question `q` in the queue when the server cannot be reached (or `failed`: its
+      send just failed for want of the server); true if kept. */
+  function take(q, failed = false) {
+    if (!failed && !down && navigator.onLine) return false;
     store([...queued(), q]);
     lost();
     return true;

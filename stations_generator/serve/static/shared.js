@@ -85,11 +85,10 @@
     try {
       const made = await post("api/shared/games", { game: sg.gameForRequest(), settings: { name: g.name } });
       const links = { seeker: new URL(made.links.seeker, location.href).href, hider: new URL(made.links.hider, location.href).href };
+      // A station map built on the page is kept with the game by the server (a restart
+      // loses nothing).
       await join(made.code, made.seeker_token, links);
-      // A station map built on the page lives in the server's cache, not in its game store.
-      sg.showMessage(typeof g.doc.stations === "string" && g.doc.stations.startsWith("generated:")
-        ? "shared: this game's stations are the station map built on this page, which the server keeps only until it restarts; for a game that outlives a restart, download the stations (stations.geojson), start serve with --file stations.geojson and load a game file naming it"
-        : null);
+      sg.showMessage(null);
     } catch (e) { sg.showMessage(`sharing the game: ${e.message}`); }
   }
 
@@ -387,7 +386,9 @@
     if (canvas.dataset.link === link) return;
     drawQr(canvas, link);
     canvas.dataset.link = link;
-    canvas.setAttribute("aria-label", `QR code of the ${role === "hider" ? "hider's" : "seekers'"} link`);
+    // Its text alternative: what it holds, and where the same link is as text.
+    const whose = role === "hider" ? "hider's" : "seekers'";
+    canvas.setAttribute("aria-label", `QR code of the ${whose} link (the same link is in the field ${whose === "hider's" ? "Hider's" : "Seekers'"} link below)`);
   }
 
   /** The QR code of `text` on `canvas`, with the 4-module quiet zone readers need. */
