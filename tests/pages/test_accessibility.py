@@ -18,8 +18,14 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
-from support.browser import CHROMIUM, CHROMIUM_FLAGS, serving_folder, sync_playwright_or_fail
-from support.paths import REPO, SIOUX, TESTS
+from support.browser import (
+    CHROMIUM,
+    CHROMIUM_FLAGS,
+    axe_violations,
+    serving_folder,
+    sync_playwright_or_fail,
+)
+from support.paths import REPO, SIOUX
 from support.serve_support import api_client, cli, config, running_server
 
 from stations_generator import api
@@ -29,30 +35,10 @@ from stations_generator.pages.offline import render_station_map
 from stations_generator.pages.palette import CLUSTER_DASHES, OKABE_ITO, PALETTES, palette
 from stations_generator.serve.app import create_app
 
-AXE = TESTS / "support" / "vendor" / "axe-core" / "axe.min.js"
 SIOUX_AREA = REPO / "zones" / "sioux-falls.geojson"
 HELSINKI_GAME = REPO / "examples" / "helsinki-game" / "game.json"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
-
-# axe.run's serious and critical violations: [rule id, impact, [element selectors]].
-_RUN_AXE = """async () => {
-    const result = await axe.run(document, {resultTypes: ["violations"]});
-    return result.violations
-        .filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => [v.id, v.impact, v.nodes.map((n) => n.target.join(" "))]);
-}"""
-
-
-def axe_violations(page) -> list:
-    """The serious and critical violations axe-core finds on the page as it is now.
-
-    Injected with ``page.evaluate`` (DevTools), which the serve page's
-    Content-Security-Policy does not apply to, as it applies to no browser extension.
-    """
-    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
-        page.evaluate(AXE.read_text("utf-8"))
-    return page.evaluate(_RUN_AXE)
 
 
 def wait_until(page, expression: str, timeout_s: float = 15.0) -> None:
