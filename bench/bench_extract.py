@@ -1,21 +1,28 @@
-"""Benchmark: commands on a country-sized extract, against the time osmium needs to decode it.
+"""Benchmark: reading country-sized extracts, against osmium's own C++ filter, in bounded memory.
 
-The extract is the real Liechtenstein extract tiled N times (default 256: ~18.7 M
-objects) by ``tests/support/tiled_osm.py``, written to a temporary folder; the play area
-(``zones/liechtenstein.geojson``) lies on copy 0, so the useful work stays that of one
-tile while the reading grows with the file. Reported, in one run:
+The extract is the real Liechtenstein extract tiled N times by
+``tests/support/tiled_osm.py`` (32, 256 and 1024 by default: 15, 120 and 480 MB of PBF,
+2.1, 16.8 and 67 M nodes); the play area (``zones/liechtenstein.geojson``) lies on copy 0,
+so the useful work stays that of one tile while the reading grows with the file. Give
+``--extract-dir`` a folder holding ``li-N.osm.pbf`` files to skip building them.
 
-* pyosmium decode-only: nothing handed to Python, without and with node locations;
-* the two-pass floor: the reads any pyosmium design of the one-pass read needs
-  (relations, or ways and relations; then nodes and ways with node locations), as a
-  multiple of decode-only;
-* ``read_points`` with the catalogue's C++ prefilter (and, with ``--unfiltered``, the
-  old way: every tagged object through the Python predicate);
-* each command as a fresh process -- ``generate``, ``report``, ``questions apply`` (a
-  5-question game on the extract) -- uncached (empty extract cache), cached (second
-  run), and ``extract index``; wall time and peak RSS of each process.
+In ONE run, for each size, each a fresh process (wall and CPU seconds, peak RSS):
 
-    python bench/bench_extract.py [--tiles 256] [--unfiltered]
+* the floor: ``osmium tags-filter`` (osmium-tool, C++) over the same file with the
+  catalogue's point tags, writing a PBF;
+* ``generate`` with an empty extract cache (the first read), then cached;
+* the ratios first / tags-filter and cached / first, and the growth of the first run's
+  peak RSS per tile between sizes (MiB/tile);
+* whether the station map is byte-identical to the one from the real extract alone
+  (1 tile), cached and uncached.
+
+Targets (issue 41): first ≤ 1.0× tags-filter at 32 and 256 tiles, cached ≤ 0.25×
+first, peak ≤ 1.0 GB at every size, growth < 0.5 MiB/tile.
+
+    python bench/bench_extract.py [--tiles 32 256 1024] [--extract-dir DIR] [--commands]
+
+``--commands`` adds the older table for the largest size: ``report`` and ``questions
+apply`` (a 5-question game) uncached and cached, and ``extract index``.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -168,82 +176,169 @@ def probe(extract: Path, unfiltered: bool) -> None:
         print(f"read_points, Python predicate: {time.process_time() - t:.1f} s CPU")
 
 
+def tags_filter_expressions(folder: Path) -> Path | None:
+    """The catalogue's point tags as an ``osmium tags-filter -e`` file (None without osmium)."""
+    from stations_generator.core.catalogue import load_catalogue
+
+    if shutil.which("osmium") is None:
+        return None
+    pre = load_catalogue().prefilter()
+    lines = sorted(f"{k}={v}" for k, v in pre.pairs) + sorted(pre.keys)
+    path = folder / "tags.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def extract_for(tiles: int, extract_dir: Path | None, folder: Path) -> Path:
+    """``li-N.osm.pbf`` from ``extract_dir``, else built in ``folder``."""
+    from support.tiled_osm import write_tiles
+
+    if tiles == 1:
+        return LIECHTENSTEIN
+    if extract_dir is not None:
+        path = extract_dir / f"li-{tiles}.osm.pbf"
+        if not path.is_file():
+            raise SystemExit(f"{path} is missing; build it with tests/support/tiled_osm.py")
+        return path
+    t = time.perf_counter()
+    path = write_tiles(LIECHTENSTEIN, folder / f"li-{tiles}.osm.pbf", tiles)
+    print(f"built {tiles} tiles in {time.perf_counter() - t:.0f} s", flush=True)
+    return path
+
+
+def measure(tiles: int, extract: Path, folder: Path, expressions: Path | None) -> dict:
+    """tags-filter, first and cached ``generate`` of one extract; outputs compared to 1 tile."""
+    cache = folder / f"cache-{tiles}"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "STATIONS_GENERATOR_EXTRACT_CACHE_DIR": str(cache),
+    }
+    row: dict = {"tiles": tiles, "mb": extract.stat().st_size / 1e6}
+    if expressions is not None:
+        out = folder / "filtered.osm.pbf"
+        args = ["osmium", "tags-filter", "-e", str(expressions), str(extract)]
+        row["floor"] = timed_process([*args, "-o", str(out), "--overwrite"], env)
+        out.unlink(missing_ok=True)
+    cli = [sys.executable, "-c", "from stations_generator.cli import run; run()"]
+    gen = [*cli, "-q", "generate", str(ZONE), "--osm", str(extract)]
+    row["first"] = timed_process([*gen, "-o", str(folder / f"first-{tiles}")], env)
+    row["cached"] = timed_process([*gen, "-o", str(folder / f"cached-{tiles}")], env)
+    shutil.rmtree(cache, ignore_errors=True)
+    return row
+
+
+def same_outputs(folder: Path, tiles: int) -> bool:
+    """Whether the first and cached station maps of ``tiles`` equal the 1-tile one."""
+    names = ("stations.geojson", "stations.csv", "stations.kml")
+    one = {f: (folder / "first-1" / f).read_bytes() for f in names}
+    return all(
+        (folder / f"{run}-{tiles}" / f).read_bytes() == one[f]
+        for run in ("first", "cached")
+        for f in names
+    )
+
+
+def print_table(rows: list[dict], folder: Path) -> None:
+    """The numbers table (markdown) and the RSS growth per tile."""
+    print(
+        "\n| tiles | PBF MB | tags-filter s (CPU) | first s (CPU) | first / tags-filter"
+        " wall (CPU) | cached s | cached / first | peak RSS MB: tags-filter / first / cached"
+        " | same stations as 1 tile |\n|---|---|---|---|---|---|---|---|---|"
+    )
+    for r in rows:
+        fw, fc, frss = r["first"]
+        cw, _, crss = r["cached"]
+        if "floor" in r:
+            tw, tc, trss = r["floor"]
+            floor = f"{tw:.1f} ({tc:.1f})"
+            ratio = f"{fw / tw:.2f} ({fc / tc:.2f})"
+        else:
+            floor, ratio, trss = "-", "-", float("nan")
+        print(
+            f"| {r['tiles']} | {r['mb']:.0f} | {floor} | {fw:.1f} ({fc:.1f}) | {ratio} | {cw:.2f} "
+            f"| {cw / fw:.2f} | {trss:.0f} / {frss:.0f} / {crss:.0f} "
+            f"| {same_outputs(folder, r['tiles'])} |"
+        )
+    print("\nfirst run's peak RSS growth:")
+    for a, b in zip(rows, rows[1:], strict=False):
+        grow = (b["first"][2] - a["first"][2]) / (b["tiles"] - a["tiles"])
+        print(f"  {a['tiles']} -> {b['tiles']} tiles: {grow:.3f} MiB/tile")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tiles", type=int, default=256)
-    parser.add_argument("--unfiltered", action="store_true", help="also time the old read")
+    parser.add_argument("--tiles", type=int, nargs="+", default=[32, 256, 1024])
+    parser.add_argument("--extract-dir", type=Path, help="a folder with li-N.osm.pbf")
+    parser.add_argument("--commands", action="store_true", help="also the older command table")
+    parser.add_argument("--unfiltered", action="store_true", help="with --commands: the old read")
     parser.add_argument("--probe", type=Path, help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.probe:
         probe(opts.probe, opts.unfiltered)
         return
-
-    from support.tiled_osm import write_tiles
-
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        t = time.perf_counter()
-        extract = write_tiles(LIECHTENSTEIN, folder / f"li-{opts.tiles}.osm.pbf", opts.tiles)
-        size_mb = extract.stat().st_size / 1e6
-        print(f"{opts.tiles} tiles: {size_mb:.0f} MB, built in {time.perf_counter() - t:.0f} s")
-
-        # In a child process: a child forked from a parent holding a big read would
-        # report the parent's memory as its own peak.
-        probed = subprocess.run(
-            [sys.executable, __file__, "--probe", str(extract)]
-            + (["--unfiltered"] if opts.unfiltered else []),
-            check=True,
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        print(probed.stdout, end="")
-        bare = float(probed.stdout.split("decode only: ")[1].split()[0])
-
-        cli = [sys.executable, "-c", "from stations_generator.cli import run; run()"]
-        cache = folder / "cache"
-        env = {
-            **os.environ,
-            "PYTHONPATH": str(ROOT),
-            "STATIONS_GENERATOR_EXTRACT_CACHE_DIR": str(cache),
-        }
-        game_file = game(folder, extract)
-        commands = {
-            "generate": [*cli, "-q", "generate", str(ZONE), "--osm", str(extract)]
-            + ["-o", str(folder / "gen")],
-            "report": [*cli, "-q", "report", str(ZONE), "--osm", str(extract)]
-            + ["-o", str(folder / "report.json")],
-            "questions apply": [*cli, "-q", "questions", "apply", str(game_file)]
-            + ["-o", str(folder / "qa")],
-        }
+        expressions = tags_filter_expressions(folder)
+        if expressions is None:
+            print("osmium (osmium-tool) is not on PATH: no tags-filter floor")
+        one = measure(1, LIECHTENSTEIN, folder, None)
+        print(f"1 tile: first {one['first'][0]:.2f} s, {one['first'][2]:.0f} MB", flush=True)
         rows = []
-        for name, args in commands.items():
-            for label in ("uncached", "cached"):
-                if label == "uncached":
-                    for entry in cache.glob("*.npz") if cache.exists() else ():
-                        entry.unlink()
-                rows.append((name, label, *timed_process(args, env)))
-        for entry in cache.glob("*.npz") if cache.exists() else ():
-            entry.unlink()
-        index = [*cli, "-q", "extract", "index", str(extract)]
-        rows.append(("extract index", "uncached", *timed_process(index, env)))
-        for name, args in commands.items():
-            rows.append((name, "after index", *timed_process(args, env)))
+        for tiles in sorted(opts.tiles):
+            extract = extract_for(tiles, opts.extract_dir, folder)
+            rows.append(measure(tiles, extract, folder, expressions))
+            print(f"{tiles} tiles measured", flush=True)
+        print_table(rows, folder)
+        if opts.commands:
+            command_table(extract, folder, opts.unfiltered)
 
-        # Same outputs from the N-tile extract (cached) as from the real extract alone.
-        one = [*cli, "-q", "generate", str(ZONE), "--osm", str(LIECHTENSTEIN), "--no-cache"]
-        timed_process([*one, "-o", str(folder / "gen1")], env)
-        same = all(
-            (folder / "gen1" / f).read_bytes() == (folder / "gen" / f).read_bytes()
-            for f in ("stations.geojson", "stations.csv", "stations.kml")
-        )
-        print(f"station map from {opts.tiles} tiles byte-identical to 1 tile: {same}")
-        print(
-            "\n| command | cache | wall s | CPU s | CPU × decode | peak RSS MB |"
-            "\n|---|---|---|---|---|---|"
-        )
-        for name, label, wall, cpu, rss in rows:
-            print(f"| {name} | {label} | {wall:.1f} | {cpu:.1f} | {cpu / bare:.1f} | {rss:.0f} |")
+
+def command_table(extract: Path, folder: Path, unfiltered: bool) -> None:
+    """The older table: decode times, and report / questions / extract index of ``extract``."""
+    # In a child process: a child forked from a parent holding a big read would
+    # report the parent's memory as its own peak.
+    probed = subprocess.run(
+        [sys.executable, __file__, "--probe", str(extract)]
+        + (["--unfiltered"] if unfiltered else []),
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    print(probed.stdout, end="")
+    bare = float(probed.stdout.split("decode only: ")[1].split()[0])
+    cli = [sys.executable, "-c", "from stations_generator.cli import run; run()"]
+    cache = folder / "cache"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "STATIONS_GENERATOR_EXTRACT_CACHE_DIR": str(cache),
+    }
+    game_file = game(folder, extract)
+    commands = {
+        "report": [*cli, "-q", "report", str(ZONE), "--osm", str(extract)]
+        + ["-o", str(folder / "report.json")],
+        "questions apply": [*cli, "-q", "questions", "apply", str(game_file)]
+        + ["-o", str(folder / "qa")],
+    }
+    rows = []
+    for name, args in commands.items():
+        for label in ("uncached", "cached"):
+            if label == "uncached":
+                shutil.rmtree(cache, ignore_errors=True)
+            rows.append((name, label, *timed_process(args, env)))
+    shutil.rmtree(cache, ignore_errors=True)
+    index = [*cli, "-q", "extract", "index", str(extract)]
+    rows.append(("extract index", "uncached", *timed_process(index, env)))
+    for name, args in commands.items():
+        rows.append((name, "after index", *timed_process(args, env)))
+    print(
+        f"\n{extract.name}\n| command | cache | wall s | CPU s | CPU × decode | peak RSS MB |"
+        "\n|---|---|---|---|---|---|"
+    )
+    for name, label, wall, cpu, rss in rows:
+        print(f"| {name} | {label} | {wall:.1f} | {cpu:.1f} | {cpu / bare:.1f} | {rss:.0f} |")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ __all__ = [
     "new_extent",
     "open_extract",
     "polygonal",
+    "read_error",
     "relation_extent",
     "split_members",
     "stored_extent",
@@ -145,7 +146,20 @@ def open_extract(path: Path | str) -> osmium.io.File:
     return osmium.io.File(shown, fmt)
 
 
-def _read_error(path: Path | str, exc: BaseException) -> InputError:
+def read_error(path: Path | str, exc: BaseException) -> InputError:
+    """The one-line InputError for an extract osmium failed to read.
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The file, as named in the error.
+    exc : BaseException
+        osmium's error.
+
+    Returns
+    -------
+    InputError
+    """
     reason = _one_line(str(exc)) or type(exc).__name__
     return InputError(
         _one_line(
@@ -185,7 +199,7 @@ def iterate(processor: Iterable[Any], path: Path | str) -> Iterator[Any]:
         except StopIteration:
             return
         except (RuntimeError, OSError, ValueError) as exc:
-            raise _read_error(path, exc) from exc
+            raise read_error(path, exc) from exc
         yield obj
 
 

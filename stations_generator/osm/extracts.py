@@ -1,7 +1,9 @@
 """Offline readers for OSM extracts (PBF, XML, compressed XML, o5m, OPL).
 
 Everything here reads a local file with pyosmium, so it works without network
-access and on extracts of any size that fits the node-location cache in memory.
+access. Each reader keeps every node location of the file (~16 bytes a node): the
+commands read whole countries through :func:`~stations_generator.osm.one_pass.read_layers`
+instead, which stores only the nodes its layers need, in three C++-filtered reads.
 
 * :func:`read_points` reduces tagged nodes, ways and relations to one point
   each (ways and relations: the centre of their bounding box, as Overpass

@@ -1,27 +1,52 @@
-"""Read several layers of an extract in one pass: points, areas and lines together.
+"""Read several layers of an extract together: points, areas and lines.
 
 :func:`read_layers` gives, for the whole file, exactly what
 :func:`~stations_generator.osm.extracts.read_points`, ``read_areas`` and ``read_lines``
-give one by one (same objects, tags, geometry, order), while osmium reads the file
-once for all of them:
+give one by one (same objects, tags, geometry, order), in three reads of the file,
+each filtered in C++ so that few objects reach Python:
 
-* the area assembler's relation pass also picks the relations the points need
-  and the transit routes (:func:`~stations_generator.osm.routes.read_routes`'s,
-  whose stops are then looked up in the main pass's node locations); a second
-  relation pass runs only if a points relation has relation members;
-* one main pass over nodes and ways, with node locations and area assembly, lets
-  through (in C++) only objects with an exact tag of one of the layers' prefilters;
-  Python sorts each into the layers whose predicate keeps it;
-* a points prefilter's bare keys (``diplomatic~^consulate``) get a pass of their
-  own, and member ways of kept relations that no layer wanted a way-only pass with
-  an id filter -- both C++-filtered, so few objects reach Python.
+1. **what is wanted** (every type, no node locations): the nodes with a tag of one of
+   the layers' prefilters become points at once (a node carries its own location);
+   the ways with such a tag, the member ways of the area relations (handed to
+   osmium's area assembler), of the points' relations and of the bare-key objects
+   (``diplomatic~^consulate``, or a line layer's bare ``bridge``) go into an
+   :class:`osmium.IdTracker`, as do the relations' member nodes and the transit
+   routes' stops (:func:`~stations_generator.osm.routes.read_routes`'s);
+2. **their nodes**: osmium adds the nodes of the tracked ways to the tracker (ways
+   only, in C++);
+3. **geometry**: nodes and ways, through the tracker's id filter: only the tracked
+   nodes' locations are stored, only the tracked ways get them and reach the area
+   assembler and Python.
+
+Memory is therefore bounded by the layers kept, not by the file. The peak is about
+
+    ~100 MB (Python, the modules, osmium's read-ahead: :data:`READ_AHEAD_BUFFERS`)
+    + 16 bytes per needed node (the location index; ``sparse_mmap_array``)
+    + the tracker's id sets: 4 MiB per 2**25 consecutive node or way ids holding a
+      tracked one (osmium's ``IdSetDense``)
+    + the layers kept (points and their tags, polygons, lines, the area relations the
+      assembler holds).
+
+Measured (``bench/bench_extract.py``, the Liechtenstein extract tiled N times; the
+peak of a whole ``generate``): 139 MiB at 32 tiles, 300 MiB at 256 (120 MB of PBF,
+16.8 M nodes, 1.45 M of them needed), 857 MiB at 1024 (480 MB, 67 M nodes): 0.72 MiB
+more per tile. Of that, the admin layer takes ~0.27 (osmium's assembler holds every
+boundary relation it is given until the read ends, the neighbouring countries' too,
+which a clipped extract never completes), the node id set ~0.12 (a tile spans 1 M node
+ids of which 6.6 % are used, and 4 MiB covers 33 tiles; the way ids' set is dropped
+before read 3), the location index ~0.09, the points, lines and polygons kept the rest. The id sets cannot grow past
+(largest id / 2**25) chunks: for real OSM ids about 170 MiB for ways and, for an extract
+whose nodes span the planet's id range, 1.5 GiB for nodes -- pyosmium offers no sparser
+id filter.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
+from array import array
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -41,21 +66,21 @@ from stations_generator.osm.extract_io import (
     iterate,
     open_extract,
     polygonal,
+    read_error,
     relation_extent,
-    split_members,
-    stored_extent,
     tags_of,
     way_coords,
     way_extent,
 )
 from stations_generator.osm.routes import is_route, make_routes, stop_nodes
 
-__all__ = ["read_layers"]
+__all__ = ["geometry_read", "location_index", "read_layers"]
 
 
 class _Relations:
-    """The area assembler's first-pass filter, which also collects the points' relations,
-    the transit routes, and the member ways of the area relations (into ``way_ids``).
+    """The first read's relation filter, which also collects the points' relations, the
+    transit routes (their stops go into the tracker) and the area relations (their
+    member ways go into the tracker; the relations themselves on to the assembler).
 
     A relation's members are read from osmium once, whatever wants them (a route is
     often a point too, and its members are many).
@@ -66,12 +91,12 @@ class _Relations:
         points_keep,
         area_keeps: Mapping[str, Any],
         route_kinds: tuple[str, ...] | None,
-        way_ids: osmium.IdTracker,
+        tracker: osmium.IdTracker,
     ) -> None:
         self.points_keep = points_keep
         self.area_keeps = area_keeps
         self.route_kinds = route_kinds
-        self.way_ids = way_ids
+        self.tracker = tracker
         self.point_rels: dict[int, tuple[dict[str, str], list, list, list]] = {}
         self.area_tags: dict[str, dict[int, dict[str, str]]] = {n: {} for n in area_keeps}
         self.routes: dict[int, tuple[dict[str, str], list[int]]] = {}
@@ -89,28 +114,31 @@ class _Relations:
             assemble = [name for name, keep in self.area_keeps.items() if keep(tags)]
             if not (point or route or assemble):
                 return True
-            members = [(m.type, m.ref, m.role) for m in all_items(rel.members)]
-            if point:
-                self.point_rels[rel.id] = (dict(tags), *_split(members))
-            if route:
-                self.routes[rel.id] = (dict(tags), stop_nodes(members))
+            if point or route:  # with roles; an area relation's ways alone, below
+                members = [(m.type, m.ref, m.role) for m in all_items(rel.members)]
+                if point:
+                    self.point_rels[rel.id] = (_kept(tags), *_split(members))
+                if route:
+                    stops = array("q", stop_nodes(members))
+                    self.routes[rel.id] = (_kept(tags), stops)
+                    for nid in stops:
+                        self.tracker.add_node(nid)
             for name in assemble:
-                self.area_tags[name][rel.id] = dict(tags)
+                self.area_tags[name][rel.id] = _kept(tags)
             if assemble:  # its member ways go to the assembler
-                for kind, ref, _ in members:
-                    if kind == "w":
-                        self.way_ids.add_way(ref)
+                for m in all_items(rel.members):
+                    if m.type == "w":
+                        self.tracker.add_way(m.ref)
         except Exception as exc:  # re-raised after the read, not as a read error
             self.error = exc
             return True
         return not assemble
 
 
-def _split(members: list[tuple[str, int, str]]) -> tuple[list[int], list[int], list[int]]:
-    """Node, way and relation member ids (as :func:`~stations_generator.osm.extract_io.split_members`)."""
-    nodes: list[int] = []
-    ways: list[int] = []
-    rels: list[int] = []
+def _split(members: list[tuple[str, int, str]]) -> tuple[array, array, array]:
+    """Node, way and relation member ids (as :func:`~stations_generator.osm.extract_io.split_members`),
+    each an ``array('q')``: 8 bytes an id, not a Python int's 36."""
+    nodes, ways, rels = array("q"), array("q"), array("q")
     for kind, ref, _ in members:
         if kind == "n":
             nodes.append(ref)
@@ -121,14 +149,31 @@ def _split(members: list[tuple[str, int, str]]) -> tuple[list[int], list[int], l
     return nodes, ways, rels
 
 
+def _kept(tags: Mapping[str, str]) -> dict[str, str]:
+    """A kept object's tags, their strings interned: a country's points repeat the same
+    keys and values (``amenity``, ``yes``) tens of thousands of times."""
+    return {sys.intern(k): sys.intern(v) for k, v in tags.items()}
+
+
 def _union_filter(prefilters) -> Any:
     pairs = frozenset().union(*(p.pairs for p in prefilters))
     keys = frozenset().union(*(p.keys for p in prefilters))
     return Prefilter(pairs, keys)
 
 
+def _tag_filter(pairs: frozenset, keys: frozenset) -> Any:
+    """osmium's C++ filter for objects with one of ``pairs`` or one of ``keys``.
+
+    osmium's filters cannot be or-ed, so with bare keys it is a KeyFilter of those keys
+    and the pairs' keys (a superset the predicates narrow); without, a TagFilter.
+    """
+    if keys:
+        return osmium.filter.KeyFilter(*sorted(keys | {k for k, _ in pairs}))
+    return Prefilter(pairs).exact_filter()
+
+
 ON_DISK_FROM_MB = settings.DEFAULT_LOCATIONS_ON_DISK_MB
-"""Extracts from this size up keep their node locations in a file, not in memory.
+"""Extracts from this size up keep their (needed) node locations in a file, not in memory.
 
 On disk (``sparse_file_array``, in the temporary folder) the page cache holds what
 fits. Env ``STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB`` changes the threshold
@@ -137,8 +182,9 @@ fits. Env ``STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB`` changes the threshold
 
 IN_MEMORY = "sparse_mmap_array" if "sparse_mmap_array" in osmium.index.map_types() else "flex_mem"
 """The in-memory node-location index: an anonymous mmap grown in place (Linux), else
-``flex_mem``. On 256 tiles of Liechtenstein (15 M nodes) storing and looking up the
-nodes cost 3.5 s CPU and 345 MB peak, against 3.9-4.4 s and 569 MB with ``flex_mem``.
+``flex_mem``; ~16 bytes a stored node. On 256 tiles of Liechtenstein (15 M nodes) storing
+and looking up every node cost 3.5 s CPU and 345 MB peak, against 3.9-4.4 s and 569 MB
+with ``flex_mem``; :func:`read_layers` stores the needed nodes only.
 """
 
 
@@ -153,41 +199,53 @@ def location_index(path: Path) -> Iterator[str]:
         yield f"sparse_file_array,{Path(tmp) / 'locations.idx'}"
 
 
-def _main_pass(
-    source, index, manager, way_ids: osmium.IdTracker, exact_pairs: list[tuple[str, str]]
+def geometry_read(
+    source: Any, index: Any, manager: Any, tracker: osmium.IdTracker, area_filter: Any
 ) -> Iterator[Any]:
-    """Pass 2: nodes and ways with node locations, and the assembled areas.
+    """Read 3: the tracked ways with node locations, and the assembled areas.
 
-    Only the ways of ``way_ids`` get past the first filter: the location handler
-    looks up the nodes of those alone, and the assembler builds areas of those alone
-    (pyosmium's ``with_areas`` hands it every closed way -- every building -- before
-    any filter); of the nodes only those with an exact tag come out.
+    Parameters
+    ----------
+    source : osmium.io.File
+        The extract.
+    index : osmium location index
+        Where the tracked nodes' locations go (``osmium.index.create_map``).
+    manager : osmium.area.AreaManager or None
+        The assembler, its first pass done; None for no areas.
+    tracker : osmium.IdTracker
+        The nodes to store (the ways are found by their nodes).
+    area_filter : osmium filter
+        Which assembled areas come out.
+
+    Yields
+    ------
+    osmium way or area
+        Valid until the next one is asked for.
+
+    Notes
+    -----
+    The tracker's filters come first: the location handler stores the tracked nodes
+    alone, and locates only the ways with a tracked node -- the tracked ways and the
+    few that share a node with one -- which alone reach the assembler (pyosmium's
+    ``with_areas`` would hand it every closed way: every building) and Python, whose
+    predicates keep what they kept before; no node reaches Python. Ways are let
+    through by their nodes, not their ids, so that the way ids' set can go before this
+    read (4 MiB per 2**25 ids).
     """
     locations = osmium.NodeLocationsForWays(index)
     locations.ignore_errors()
-    ways = way_ids.id_filter()
-    ways.enable_for(osmium.osm.WAY)
-    # Untagged nodes (most of the file) leave at the cheap EmptyTagFilter: the TagFilter
-    # costs more per node, even on one without tags.
-    if exact_pairs:
-        tail = [osmium.filter.EmptyTagFilter(), osmium.filter.TagFilter(*exact_pairs)]
-    else:
-        tail = [osmium.filter.EntityFilter(osmium.osm.WAY)]
-    for node_filter in tail:
-        node_filter.enable_for(osmium.osm.NODE)
-    handlers: list[Any] = [ways, locations]
+    only_ways = osmium.filter.EntityFilter(osmium.osm.WAY)
+    handlers: list[Any] = [
+        tracker.id_filter().enable_for(osmium.osm.NODE),
+        tracker.contains_filter().enable_for(osmium.osm.WAY),
+        locations,
+    ]
     buffer = None
     if manager is not None:
-        # Areas (way or relation) keep the filter the readers give them: an exact tag.
-        area_filter = (
-            osmium.filter.TagFilter(*exact_pairs)
-            if exact_pairs
-            else osmium.filter.EntityFilter(osmium.osm.NOTHING)
-        )
         buffer = osmium.BufferIterator(area_filter)
         handlers.append(manager.second_pass_to_buffer(buffer))
     with osmium.io.Reader(source, osmium.osm.NODE | osmium.osm.WAY) as reader:
-        for obj in osmium.OsmFileIterator(reader, *handlers, *tail):
+        for obj in osmium.OsmFileIterator(reader, *handlers, only_ways):
             yield obj
             if buffer:
                 yield from buffer
@@ -204,6 +262,9 @@ def read_layers(
 ) -> dict[str, list]:
     """Read the points, area layers and line layers of a whole extract together.
 
+    Memory grows with what is kept -- the layers and the nodes of their ways -- not with
+    the file (see the module's notes for the bound).
+
     Parameters
     ----------
     path : Path
@@ -212,11 +273,13 @@ def read_layers(
         What :func:`~stations_generator.osm.extracts.read_points` would be given.
     areas, lines : mapping of name -> (predicate, Prefilter), optional
         Each as :func:`~stations_generator.osm.extracts.read_areas` /
-        :func:`~stations_generator.osm.extracts.read_lines` would be given it.
+        :func:`~stations_generator.osm.extracts.read_lines` would be given it. A
+        prefilter's bare keys (``Prefilter(keys={"bridge"})``) are honoured: the
+        objects with one of them reach the predicate too.
     routes : tuple of str, optional
         Route kinds, as :func:`~stations_generator.osm.routes.read_routes` is given
-        them: the route relations come from the relation pass, their stops' locations
-        from the main pass's location index.
+        them: the route relations come from the first read, their stops' locations
+        from the location index.
 
     Returns
     -------
@@ -231,8 +294,30 @@ def read_layers(
         As the readers do.
     """
     source = open_extract(path)
-    with location_index(Path(path)) as storage:
+    with location_index(Path(path)) as storage, _short_queues():
         return _LayerReader(path, source, points, areas, lines, routes).read(storage)
+
+
+#: osmium's read-ahead queues (its default is 20 buffers each): 4 hold the two decoding
+#: threads busy and take ~50 MB less at the peak (measured on 256 tiles: 107 MB against
+#: 159 MB for a bare read), at no cost in time.
+READ_AHEAD_BUFFERS = 4
+_QUEUES = ("INPUT", "OSMDATA", "WORK")
+
+
+@contextlib.contextmanager
+def _short_queues() -> Iterator[None]:
+    """osmium's queue sizes (``OSMIUM_MAX_*_QUEUE_SIZE``, read as a Reader starts) set to
+    :data:`READ_AHEAD_BUFFERS` for the ``with`` block, unless the user set them."""
+    names = [f"OSMIUM_MAX_{q}_QUEUE_SIZE" for q in _QUEUES]
+    mine = [n for n in names if n not in os.environ]
+    for n in mine:
+        os.environ[n] = str(READ_AHEAD_BUFFERS)
+    try:
+        yield
+    finally:
+        for n in mine:
+            os.environ.pop(n, None)
 
 
 class _LayerReader:
@@ -243,33 +328,41 @@ class _LayerReader:
         self.areas: dict[str, tuple[Any, Prefilter]] = dict(areas or {})
         self.lines: dict[str, tuple[Any, Prefilter]] = dict(lines or {})
         self.points_keep, self.points_pre = points if points is not None else (None, None)
-        used = [pre for _, pre in [*self.areas.values(), *self.lines.values()]]
-        if self.points_pre is not None:
-            used.append(self.points_pre)
+        shapes = [pre for _, pre in [*self.areas.values(), *self.lines.values()]]
+        used = [*shapes, *([self.points_pre] if self.points_pre is not None else [])]
         self.exact = _union_filter(used)
-        # The way ids in an osmium IdTracker, which the main pass filters ways by.
-        self.way_ids = osmium.IdTracker()
+        # Bare keys of the line and area layers: their ways are read with a KeyFilter.
+        self.shape_keys: frozenset[str] = _union_filter(shapes).keys if shapes else frozenset()
+        # The ids the geometry read lets through (osmium's id sets, not Python sets).
+        self.tracker = osmium.IdTracker()
         area_keeps = {n: keep for n, (keep, _) in self.areas.items()}
-        self.rels = _Relations(self.points_keep, area_keeps, routes, self.way_ids)
+        self.rels = _Relations(self.points_keep, area_keeps, routes, self.tracker)
         self.manager = osmium.area.AreaManager() if self.areas else None
         self.out_points: list[OsmElement] = []
         self.way_extents: dict[int, Extent] = {}
         self.found_areas: dict[str, list] = {n: [] for n in self.areas}
         self.found_lines: dict[str, list] = {n: [] for n in self.lines}
         self.factory = osmium.geom.WKBFactory()
-        self.seen: set[tuple[bool, int]] = set()
-        self.needed_ways: set[int] = set()
+        self.needed_ways: set[int] = set()  # the points' relations' member ways
         self.index: Any = None
 
     def read(self, storage: str) -> dict[str, list]:
-        """All the passes, with node locations in ``storage``; the layers found."""
-        self._first_pass()
+        """All the reads, with the needed node locations in ``storage``; the layers found."""
+        self._wanted_pass()
         if self.points_keep is not None:
             self._add_children(list(self.rels.point_rels))
-        for wid in self.needed_ways:
-            self.way_ids.add_way(wid)
+            if self.points_pre.keys:
+                self._keyed_pass()
+        if not self.tracker.way_ids().empty():
+            # Read 2: the nodes of the tracked ways (ways only, in C++: pyosmium's
+            # add_references walks a way's nodes in Python, 2 µs a node).
+            try:
+                self.tracker.complete_backward_references(self.source)
+            except (RuntimeError, OSError, ValueError) as exc:
+                raise read_error(self.path, exc) from exc
+        self.tracker.way_ids().clear()  # read 3 finds the ways by their nodes
         self.index = osmium.index.create_map(storage)
-        self._sort_main_pass()
+        self._sort_geometry_pass()
         result: dict[str, list] = {}
         if self.routes is not None:
             result["routes"] = self._routes()
@@ -283,48 +376,73 @@ class _LayerReader:
             result[n] = [(f"way/{wid}", tags, line) for wid, tags, line in rows]
         return result
 
-    def _first_pass(self) -> None:
-        """Pass 1 (ways and relations, no locations): the ids of the ways with an exact
-        tag, the points' relations, and the area relations (handed to the assembler's
-        first pass) with their member ways."""
-        way_filter = Prefilter(self.exact.pairs).exact_filter()
-        way_filter.enable_for(osmium.osm.WAY)
+    def _wanted_pass(self) -> None:
+        """Read 1 (no locations): the tagged nodes as points; the wanted ways, the
+        points' relations and the area relations (to the assembler's first pass),
+        with their members, into the tracker."""
+        o = osmium.osm
+        way_filter = _tag_filter(self.exact.pairs, self.shape_keys)
+        way_filter.enable_for(o.WAY)
         rel_pairs = self.exact.pairs | ({("type", "route")} if self.routes is not None else set())
-        rel_filter = Prefilter(rel_pairs).exact_filter()
-        rel_filter.enable_for(osmium.osm.RELATION)
-        first = osmium.FileProcessor(self.source, osmium.osm.WAY | osmium.osm.RELATION)
-        first = first.with_filter(way_filter).with_filter(rel_filter)
-        first = first.with_filter(self.rels)
+        rel_filter = _tag_filter(rel_pairs, self.shape_keys)
+        rel_filter.enable_for(o.RELATION)
+        types = o.WAY
+        if self.areas or self.routes is not None or self.points_keep is not None:
+            types |= o.RELATION  # (lines alone want no relation)
+        first = osmium.FileProcessor(self.source, types)
+        if self.points_keep is not None:
+            # Untagged nodes (most of the file) leave at the cheap EmptyTagFilter.
+            node_filter = Prefilter(self.exact.pairs).exact_filter()
+            first = osmium.FileProcessor(self.source, o.NODE | types).with_filter(
+                osmium.filter.EmptyTagFilter().enable_for(o.NODE)
+            )
+            first = first.with_filter(node_filter.enable_for(o.NODE))
+        first = first.with_filter(way_filter).with_filter(rel_filter).with_filter(self.rels)
         if self.manager is not None:
             first = first.with_filter(self.manager.first_pass_handler())
+        keyed_shapes = bool(self.shape_keys)
         for obj in iterate(first, self.path):
-            if obj.is_way():
-                self.way_ids.add_way(obj.id)
-            # (an area relation's member ways went into way_ids in rels.relation)
+            if obj.is_node():
+                self._point_of(obj, None, tags_of(obj))
+            elif obj.is_way() and (not keyed_shapes or self._wanted_way(obj)):
+                self.tracker.add_way(obj.id)
+            # (an area relation's member ways went into the tracker in rels.relation)
         if self.rels.error is not None:
             raise self.rels.error
 
-    def _sort_main_pass(self) -> None:
-        """Pass 2: each node, way and area to the layers that keep it."""
-        exact_pairs = sorted(self.exact.pairs)
-        main = _main_pass(self.source, self.index, self.manager, self.way_ids, exact_pairs)
+    def _wanted_way(self, way: Any) -> bool:
+        """Whether a way past a KeyFilter has an exact tag, or a line or area layer keeps it."""
+        tags = tags_of(way)
+        if any((k, v) in self.exact.pairs for k, v in tags.items()):
+            return True
+        if self.points_keep is not None and self.points_keep(tags):
+            return True
+        return any(keep(tags) for keep, _ in [*self.lines.values(), *self.areas.values()])
+
+    def _sort_geometry_pass(self) -> None:
+        """Read 3: each tracked way and each area to the layers that keep it."""
+        pairs, keys = self.exact.pairs, self.shape_keys
+        area_filter = (
+            _tag_filter(pairs, keys)
+            if pairs or keys
+            else osmium.filter.EntityFilter(osmium.osm.NOTHING)
+        )
+        main = geometry_read(self.source, self.index, self.manager, self.tracker, area_filter)
         for obj in iterate(main, self.path):
             if obj.is_area():
                 self._area_of(obj)
                 continue
             tags = tags_of(obj)
             if self.points_keep is not None:
-                if self.points_pre.keys:
-                    self.seen.add((obj.is_node(), obj.id))
                 self._point_of(obj, way_extent, tags)
-            if self.lines and obj.is_way() and tags:
+            if self.lines and tags:
                 self._line_of(obj, tags)
 
     def _point_of(self, obj: Any, extent, tags: dict[str, str]) -> None:
         if obj.is_node():
             loc = obj.location
             if loc.valid() and self.points_keep(tags):
-                self.out_points.append(OsmElement("node", obj.id, loc.lat, loc.lon, dict(tags)))
+                self.out_points.append(OsmElement("node", obj.id, loc.lat, loc.lon, _kept(tags)))
             return
         needed = obj.id in self.needed_ways
         wanted = len(tags) > 0 and self.points_keep(tags)
@@ -336,7 +454,7 @@ class _LayerReader:
         if needed:
             self.way_extents[obj.id] = ext
         if wanted:
-            self.out_points.append(OsmElement("way", obj.id, *centre(ext), dict(tags)))
+            self.out_points.append(OsmElement("way", obj.id, *centre(ext), _kept(tags)))
 
     def _line_of(self, way: Any, tags: dict[str, str]) -> None:
         kept = [n for n, (keep, _) in self.lines.items() if keep(tags)]
@@ -347,7 +465,7 @@ class _LayerReader:
             return
         line = shapely.LineString(coords)
         for n in kept:
-            self.found_lines[n].append((way.id, dict(tags), line))
+            self.found_lines[n].append((way.id, _kept(tags), line))
 
     def _area_of(self, area: Any) -> None:
         oid = area.orig_id()
@@ -374,11 +492,12 @@ class _LayerReader:
             return
         for n, rel_tags in kept:
             self.found_areas[n].append(
-                (TYPE_ORDER[kind], oid, f"{kind}/{oid}", dict(tags or rel_tags), geom)
+                (TYPE_ORDER[kind], oid, f"{kind}/{oid}", _kept(tags or rel_tags), geom)
             )
 
     def _add_children(self, rids: list[int]) -> None:
-        """Member relations' node and way members join their parents' (one level)."""
+        """Member relations' node and way members join their parents' (one level); the
+        relations' member nodes and ways go into the tracker."""
         kept = [self.rels.point_rels[r] for r in rids]
         child_ids = {c for _, _, _, cs in kept for c in cs}
         if child_ids:
@@ -388,17 +507,23 @@ class _LayerReader:
             )
             for rel in iterate(found, self.path):
                 if rel.id in child_ids:
-                    nodes, ways, _ = split_members(rel.members)
+                    members = [(m.type, m.ref, m.role) for m in all_items(rel.members)]
+                    nodes, ways, _ = _split(members)
                     children[rel.id] = (nodes, ways)
             for _, nodes, ways, cs in kept:
                 for c in cs:
                     cn, cw = children.get(c, ((), ()))
                     nodes.extend(cn)
                     ways.extend(cw)
-        self.needed_ways.update(w for _, _, ws, _ in kept for w in ws)
+        for _, nodes, ways, _ in kept:
+            for nid in nodes:
+                self.tracker.add_node(nid)
+            for wid in ways:
+                self.tracker.add_way(wid)
+                self.needed_ways.add(wid)
 
     def _routes(self) -> list:
-        """The routes, their stops located from the main pass's index."""
+        """The routes, their stops located from the index."""
         where: dict[int, tuple[float, float]] = {}
         for _, stops in self.rels.routes.values():
             for nid in stops:
@@ -413,10 +538,7 @@ class _LayerReader:
         return make_routes(self.rels.routes, where)
 
     def _points(self) -> list[OsmElement]:
-        """The points layer: the main pass's, the bare keys' and the relations'."""
-        if self.points_pre.keys:
-            self._keyed_pass()
-        self._missing_ways()
+        """The points layer: the nodes, ways and relations found."""
         for rid, (tags, nodes, ways, _) in self.rels.point_rels.items():
             ext = relation_extent(nodes, ways, self.index, self.way_extents)
             if ext is not None:
@@ -425,30 +547,28 @@ class _LayerReader:
         return self.out_points
 
     def _keyed_pass(self) -> None:
-        """Pass 2b: nodes, ways and relations with a bare key (no exact tag)."""
+        """Read 1b: nodes, ways and relations with a points bare key (no exact tag).
+
+        Nodes with an exact tag were read already; the ways go into the tracker (read 3
+        gives them their extents), the relations join the points' relations.
+        """
         keyed = osmium.FileProcessor(self.source).with_filter(
             osmium.filter.KeyFilter(*sorted(self.points_pre.keys))
         )
+        pairs = self.exact.pairs
         late: list[int] = []
         for obj in iterate(keyed, self.path):
             if obj.is_relation():
                 if obj.id not in self.rels.point_rels:
                     tags = tags_of(obj)
                     if self.points_keep(tags):
-                        self.rels.point_rels[obj.id] = (tags, *split_members(obj.members))
+                        members = [(m.type, m.ref, m.role) for m in all_items(obj.members)]
+                        self.rels.point_rels[obj.id] = (_kept(tags), *_split(members))
                         late.append(obj.id)
-            elif (obj.is_node(), obj.id) not in self.seen:
-                self._point_of(obj, lambda way: stored_extent(way, self.index), tags_of(obj))
+            elif obj.is_way():
+                self.tracker.add_way(obj.id)
+            else:
+                tags = tags_of(obj)
+                if not any((k, v) in pairs for k, v in tags.items()):
+                    self._point_of(obj, None, tags)
         self._add_children(late)
-
-    def _missing_ways(self) -> None:
-        """Pass 3: the member ways of point relations that no layer let through."""
-        missing = self.needed_ways - self.way_extents.keys()
-        if missing:
-            ways = osmium.FileProcessor(self.source, osmium.osm.WAY).with_filter(
-                osmium.filter.IdFilter(missing)
-            )
-            for way in iterate(ways, self.path):
-                ext = stored_extent(way, self.index)
-                if ext is not None:
-                    self.way_extents[way.id] = ext

@@ -3,7 +3,9 @@
 The taibeled app stores a play area as a Photon search result: a Point plus
 ``properties.osm_type`` (``"R"``, ``"W"`` or ``"N"``) and ``osm_id``; the boundary is
 that OSM object's geometry. :func:`area_from_extracts` assembles it from local
-extracts (osmium's area assembler, only that object); :func:`area_from_overpass`
+extracts (osmium's area assembler, only that object, storing the locations of its own
+nodes alone: a national extract costs no more memory than a small one);
+:func:`area_from_overpass`
 fetches it (``relation(ID); out geom;`` or ``way(ID); out geom;``, cached by the
 Overpass client).
 """
@@ -14,13 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import osmium
+import osmium.area
 import osmium.filter
 import shapely
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.errors import InputError, NoDataError
-from stations_generator.osm import extract_io, overpass, sources
+from stations_generator.osm import extract_io, one_pass, overpass, sources
 
 _KINDS = {
     "r": "relation",
@@ -53,29 +56,51 @@ def _one_area(geoms: list[BaseGeometry]) -> BaseGeometry | None:
     return shapely.normalize(shapely.union_all(polys))
 
 
+def _located(path: Path, tracker: osmium.IdTracker, manager=None):
+    """The ways with a tracked node, located, and the areas ``manager`` assembles: only the
+    tracked nodes' locations are stored (see :func:`.one_pass.geometry_read`), so a national
+    extract costs what the object needs, not ~16 bytes a node of the file."""
+    source = extract_io.open_extract(path)
+    try:
+        tracker.complete_backward_references(source)
+    except (RuntimeError, OSError, ValueError) as exc:
+        raise extract_io.read_error(path, exc) from exc
+    with one_pass.location_index(Path(path)) as storage:
+        index = osmium.index.create_map(storage)
+        every_area = osmium.filter.EntityFilter(osmium.osm.AREA)
+        read = one_pass.geometry_read(source, index, manager, tracker, every_area)
+        yield from extract_io.iterate(read, path)
+
+
 def _relation_area(path: Path, relation_id: int) -> BaseGeometry | None:
     source = extract_io.open_extract(path)
-    processor = (
-        osmium.FileProcessor(source)
-        .with_areas(osmium.filter.IdFilter([relation_id]))
-        .with_filter(osmium.filter.EntityFilter(osmium.osm.AREA))
+    manager = osmium.area.AreaManager()
+    tracker = osmium.IdTracker()
+    first = (
+        osmium.FileProcessor(source, osmium.osm.RELATION)
+        .with_filter(osmium.filter.IdFilter([relation_id]))
+        .with_filter(manager.first_pass_handler())
     )
+    for rel in extract_io.iterate(first, path):
+        tracker.add_references(rel)  # its member ways, for the second read
+    if tracker.way_ids().empty():
+        return None
     factory = osmium.geom.WKBFactory()
     found = []
-    for area in extract_io.iterate(processor, path):
-        if not area.from_way() and area.orig_id() == relation_id:
-            found.append(shapely.make_valid(shapely.from_wkb(factory.create_multipolygon(area))))
+    for area in _located(path, tracker, manager):
+        if area.is_area() and not area.from_way() and area.orig_id() == relation_id:
+            try:
+                wkb = factory.create_multipolygon(area)
+            except RuntimeError:  # osmium found the area invalid: not an area
+                continue
+            found.append(shapely.make_valid(shapely.from_wkb(wkb)))
     return _one_area(found)
 
 
 def _way_area(path: Path, way_id: int) -> BaseGeometry | None:
-    source = extract_io.open_extract(path)
-    processor = (
-        osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY)
-        .with_locations()
-        .with_filter(osmium.filter.EntityFilter(osmium.osm.WAY))
-    )
-    for way in extract_io.iterate(processor, path):
+    tracker = osmium.IdTracker()
+    tracker.add_way(way_id)
+    for way in _located(path, tracker):
         if way.id != way_id:
             continue
         coords = [(n.location.lon, n.location.lat) for n in way.nodes if n.location.valid()]

@@ -164,3 +164,38 @@ def test_one_pass_keeps_bare_key_alternatives():
     want = extracts.read_points(path, index.keeps)
     assert "node/4518323989" in {e.key for e in got["points"]}
     assert [(e, e.tags) for e in got["points"]] == [(e, e.tags) for e in want]
+
+
+def _bridge_line(tags) -> bool:
+    return "bridge" in tags and tags.get("bridge") != "no" and "highway" in tags
+
+
+def _dyke_or_bridge_area(tags) -> bool:
+    return tags.get("man_made") in ("dyke", "bridge") or "bridge:structure" in tags
+
+
+@pytest.mark.parametrize(
+    "name", ["helsinki-centre.osm.pbf", "krems.osm.gz", "liechtenstein-2013-08.osm.pbf"]
+)
+def test_one_pass_keeps_bare_key_lines_and_areas(name):
+    """Line and area layers whose prefilter has bare keys (the curses' ``bridge``,
+    ``highway``): one read gives what each reader gives without any prefilter, next to
+    the question layers with exact tags."""
+    from stations_generator.osm import layers
+    from stations_generator.osm.one_pass import read_layers
+
+    path = EXTRACTS / name
+    bridges = extracts.Prefilter(frozenset(), frozenset({"bridge"}))
+    outlines = extracts.Prefilter(
+        frozenset({("man_made", "dyke"), ("man_made", "bridge")}), frozenset({"bridge:structure"})
+    )
+    water = layers.LINE_LAYERS["waterway"]
+    got = read_layers(
+        path,
+        areas={"outlines": (_dyke_or_bridge_area, outlines)},
+        lines={"bridges": (_bridge_line, bridges), "waterway": (water.keep, water.prefilter)},
+    )
+    assert got["bridges"], name  # something to compare
+    assert _wkb(got["bridges"]) == _wkb(extracts.read_lines(path, _bridge_line))
+    assert _wkb(got["waterway"]) == _wkb(extracts.read_lines(path, water.keep))
+    assert _wkb(got["outlines"]) == _wkb(extracts.read_areas(path, _dyke_or_bridge_area))

@@ -443,3 +443,44 @@ def test_bad_files_raise_one_line_input_error(
     assert path.name in message
     if which in ("text", "truncated", "broken-xml", "unknown-suffix"):
         assert ".osm.pbf" in message  # names the fix: the file types we read
+
+
+def test_area_from_extracts_stores_only_the_objects_nodes(monkeypatch) -> None:
+    """A play area named by OSM id is assembled from its own nodes: the location index
+    holds those (not every node of the file), and the polygon is the one read_areas
+    assembles for the same relation."""
+    from stations_generator.osm import osm_area
+    from stations_generator.osm.extracts import read_areas
+
+    country = next(
+        (key, geom)
+        for key, tags, geom in read_areas(
+            LIECHTENSTEIN, lambda t: t.get("admin_level") == "2" and "name" in t
+        )
+        if key.startswith("relation/")
+    )
+    rid = int(country[0].split("/")[1])
+    made: list[Any] = []
+    create = osmium.index.create_map
+
+    def spy(storage: str) -> Any:
+        made.append(create(storage))
+        return made[-1]
+
+    monkeypatch.setattr(osmium.index, "create_map", spy)
+    area = osm_area.area_from_extracts([LIECHTENSTEIN], "relation", rid)
+    assert area is not None
+    assert shapely.symmetric_difference(area, country[1]).area < 1e-9 * country[1].area
+    members = {
+        w.id: [n.ref for n in w.nodes]
+        for w in osmium.FileProcessor(str(LIECHTENSTEIN), osmium.osm.WAY)
+    }
+    member_ways = next(
+        [m.ref for m in r.members if m.type == "w"]
+        for r in osmium.FileProcessor(str(LIECHTENSTEIN), osmium.osm.RELATION)
+        if r.id == rid
+    )
+    wanted = {n for w in member_ways for n in members.get(w, ())}
+    in_file = sum(1 for _ in osmium.FileProcessor(str(LIECHTENSTEIN), osmium.osm.NODE))
+    stored = made[0].used_memory() // 16  # sparse index: 8-byte id + 8-byte location
+    assert 0 < stored <= len(wanted) < in_file / 5

@@ -1,0 +1,113 @@
+"""The extract read's memory is bounded by what it keeps, not by the file.
+
+Built here from the real Liechtenstein extract by ``tiled_osm.py``: the same extract
+tiled 2 and 8 times. :func:`~stations_generator.osm.one_pass.read_layers` stores the
+locations of the nodes its layers need -- the nodes of the ways it keeps and of the
+relations it reads -- and no other: the count is that of the needed nodes (computed here
+independently, with plain osmium), a small part of the file's nodes, and it grows with
+the copies of what is kept (×4 from 2 to 8 tiles), whatever else the file holds.
+"""
+
+from __future__ import annotations
+
+import osmium
+import osmium.filter
+import pytest
+from support.paths import EXTRACTS
+from support.tiled_osm import load, write_tiles
+
+from stations_generator.osm import layers, one_pass
+
+LIECHTENSTEIN = EXTRACTS / "liechtenstein-2013-08.osm.pbf"
+#: sparse_mmap_array stores a node as an 8-byte id and an 8-byte location.
+BYTES_A_NODE = 16
+
+
+@pytest.fixture(scope="module")
+def tiles(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tiles")
+    return {n: write_tiles(LIECHTENSTEIN, folder / f"li-{n}.osm.pbf", n) for n in (2, 8)}
+
+
+def _stored_nodes(monkeypatch, read) -> tuple[int, object]:
+    """How many node locations ``read()`` stored in osmium's index, and what it returned."""
+    made = []
+    create = osmium.index.create_map
+
+    def spy(storage):
+        made.append(create(storage))
+        return made[-1]
+
+    monkeypatch.setattr(osmium.index, "create_map", spy)
+    monkeypatch.setenv("STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB", "100000")  # in memory
+    result = read()
+    monkeypatch.undo()
+    assert len(made) == 1
+    return made[0].used_memory() // BYTES_A_NODE, result
+
+
+def _file_nodes(path) -> set[int]:
+    return {n.id for n in osmium.FileProcessor(str(path), osmium.osm.NODE)}
+
+
+def _nodes_of_ways(path, pairs) -> set[int]:
+    """The node ids of the ways with one of ``pairs``, read with plain osmium."""
+    ways = osmium.FileProcessor(str(path), osmium.osm.WAY).with_filter(
+        osmium.filter.TagFilter(*pairs)
+    )
+    return {n.ref for w in ways for n in w.nodes}
+
+
+def test_a_line_layer_stores_exactly_its_ways_nodes(tiles, monkeypatch):
+    spec = layers.LINE_LAYERS["waterway"]
+    pairs = sorted(spec.prefilter.pairs)
+    for n, path in tiles.items():
+        stored, found = _stored_nodes(
+            monkeypatch,
+            lambda path=path: one_pass.read_layers(
+                path, lines={"waterway": (spec.keep, spec.prefilter)}
+            ),
+        )
+        in_file = _file_nodes(path)
+        needed = _nodes_of_ways(path, pairs) & in_file
+        assert found["waterway"], "the layer is not empty"
+        assert stored == len(needed), (n, stored, len(needed))
+        assert stored < len(in_file) / 10, (n, stored, len(in_file))
+
+
+def test_every_layer_stores_a_part_that_scales_with_the_copies(tiles, monkeypatch):
+    index = layers._default_index()
+    counts = {}
+    for n, path in tiles.items():
+        stored, found = _stored_nodes(monkeypatch, lambda path=path: layers._read_all(path, index))
+        in_file = len(_file_nodes(path))
+        # The layers need a small part of the file's nodes (8 % of Liechtenstein's) ...
+        assert 0 < stored < in_file / 5, (n, stored, in_file)
+        assert len(found["points"]) and len(found["admin"]) and len(found["routes"])
+        counts[n] = stored
+    # ... and each copy the same part: 4 times the copies, 4 times the nodes kept.
+    assert counts[8] == 4 * counts[2], counts
+
+
+def test_the_same_layers_as_before_from_the_tiles(tiles):
+    """What is stored changed, not what is read: copy 0 of the tiles gives the real
+    extract's layers (same objects, ids and geometry)."""
+    index = layers._default_index()
+    alone = layers._read_all(LIECHTENSTEIN, index)
+    tiled = layers._read_all(tiles[2], index)
+    stride = load(LIECHTENSTEIN).stride  # copy k's ids are the real ones + k × stride
+    for name, rows in alone.items():
+        if name == "points":
+            first = [e for e in tiled[name] if e.osm_id < stride]
+            assert first == rows
+            assert len(tiled[name]) == 2 * len(rows)
+        elif name == "routes":
+            assert len(tiled[name]) == 2 * len(rows) > 0
+            first = [r for r in tiled[name] if int(r.id.split("/")[1]) < stride]
+            assert first == rows
+        else:
+            first = [r for r in tiled[name] if int(r[0].split("/")[1]) < stride]
+            assert [(k, t) for k, t, _ in first] == [(k, t) for k, t, _ in rows], name
+            assert all(
+                a.equals_exact(b, 0) for (_, _, a), (_, _, b) in zip(first, rows, strict=True)
+            ), name
