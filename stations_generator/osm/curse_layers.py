@@ -5,10 +5,10 @@ kept when open water, and :func:`.layers.lines` ``"waterway"``, through the extr
 cache), so a curse and a question measure to the same shapes. The other kinds
 (bridges, dykes, named streets, monuments, windmills, town halls, graveyards, places
 of worship, train station outlines; see
-:data:`~stations_generator.core.referee.curse_map.FEATURE_KINDS`) are read with
-:func:`.extracts.read_lines`, :func:`.extracts.read_areas` and
-:func:`.extracts.read_points` (osmium's C++ tag filters first), in three passes of
-the file, and classified by
+:data:`~stations_generator.core.referee.curse_map.FEATURE_KINDS`) are read together by
+:func:`.one_pass.read_layers` (osmium's C++ tag filters first; the same rows as
+:func:`.extracts.read_lines`, ``read_areas`` and ``read_points`` give one by one), and
+classified by
 :func:`~stations_generator.core.referee.curse_map.feature_kind_matches`. The result is
 stored in the extract cache (:mod:`.extract_cache`, one entry per extract, as the
 question layers are), so a country extract is read once, not at every check:
@@ -34,7 +34,7 @@ from shapely.geometry.base import BaseGeometry
 from stations_generator.core.catalogue import Prefilter
 from stations_generator.core.questions.water_bodies import is_open_water
 from stations_generator.core.referee.curse_map import FEATURE_KINDS, feature_kind_matches
-from stations_generator.osm import extracts, layers
+from stations_generator.osm import extracts, layers, one_pass
 from stations_generator.osm.extract_cache import CacheEntryError, pack_json, unpack_json
 
 __all__ = ["AREA_KINDS", "LINE_KINDS", "POINT_KINDS", "box_around", "features"]
@@ -88,30 +88,28 @@ def _line_kind(kind: str, tags: Mapping[str, str]) -> bool:
 
 
 def _read_extract(path: Path) -> dict[str, list[Row]]:
-    """Every feature of every kind in the whole extract, in three passes."""
+    """Every feature of every kind in the whole extract, in one read of the layers."""
     found: dict[str, list[Row]] = {k: [] for k in FEATURE_KINDS}
-    rows = extracts.read_lines(
-        path, lambda t: any(_line_kind(k, t) for k in LINE_KINDS), prefilter=_LINE_PREFILTER
+    read = one_pass.read_layers(
+        path,
+        points=(lambda t: any(feature_kind_matches(k, t) for k in POINT_KINDS), _AREA_PREFILTER),
+        areas={
+            "areas": (
+                lambda t: any(feature_kind_matches(k, t) for k in AREA_KINDS),
+                _AREA_PREFILTER,
+            )
+        },
+        lines={"lines": (lambda t: any(_line_kind(k, t) for k in LINE_KINDS), _LINE_PREFILTER)},
     )
-    for oid, tags, geom in rows:
+    for oid, tags, geom in read["lines"]:
         for k in LINE_KINDS:
             if _line_kind(k, tags):
                 found[k].append((oid, tags, geom))
-    rows = extracts.read_areas(
-        path,
-        lambda t: any(feature_kind_matches(k, t) for k in AREA_KINDS),
-        prefilter=_AREA_PREFILTER,
-    )
-    for oid, tags, geom in rows:
+    for oid, tags, geom in read["areas"]:
         for k in AREA_KINDS:
             if feature_kind_matches(k, tags):
                 found[k].append((oid, tags, geom))
-    points = extracts.read_points(
-        path,
-        lambda t: any(feature_kind_matches(k, t) for k in POINT_KINDS),
-        prefilter=_AREA_PREFILTER,
-    )
-    for e in points:
+    for e in read["points"]:
         if e.osm_type != "node":
             continue  # ways and relations are read as outlines above
         for k in POINT_KINDS:
