@@ -38,6 +38,21 @@ def _files(paths, flag: str) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def _feeds(paths) -> tuple[Path, ...]:
+    """``--gtfs``: feeds (a .zip or a folder), named apart by their names like ``_files``."""
+    out: dict[str, Path] = {}
+    for p in map(Path, paths):
+        if not p.exists():
+            raise InputError(f"--gtfs {p}: no such feed; give a GTFS .zip or folder")
+        if p.name in out and out[p.name] != p.resolve():
+            raise InputError(
+                f"--gtfs {p}: another feed given is also called {p.name!r}; the page names "
+                "feeds by their name, so rename one"
+            )
+        out[p.name] = p.resolve()
+    return tuple(out.values())
+
+
 @click.command("serve", context_settings=CONTEXT)
 @click.option(
     "--osm",
@@ -59,6 +74,14 @@ def _files(paths, flag: str) -> tuple[Path, ...]:
     multiple=True,
     type=click.Path(path_type=Path),
     help="Play areas and stations.geojson files a loaded game may name (repeatable).",
+)
+@click.option(
+    "--gtfs",
+    "gtfs_feeds",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="GTFS feed (.zip or folder) the page may show timetable reach on: where the hider "
+    "can be by when (repeatable; read at start).",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
@@ -104,6 +127,7 @@ def serve(
     osm_files,
     water_files,
     other_files,
+    gtfs_feeds,
     host: str,
     port: int,
     extra_hosts: tuple[str, ...],
@@ -125,7 +149,8 @@ def serve(
     Example (the bundled Sioux Falls and Helsinki data, offline):
       stations-generator serve --osm examples/sioux-falls/pois.json \\
         --water examples/sioux-falls/water.json \\
-        --osm tests/data/osm-extracts/helsinki-centre.osm.pbf --file zones/helsinki-centre.geojson
+        --osm tests/data/osm-extracts/helsinki-centre.osm.pbf --file zones/helsinki-centre.geojson \\
+        --gtfs tests/data/gtfs/nyc_subway_gtfs.zip
     """
     from stations_generator.serve.app import create_app
     from stations_generator.serve.security import allowed_hosts
@@ -136,6 +161,7 @@ def serve(
         osm_files=_files(osm_files, "--osm"),
         water_files=_files(water_files, "--water"),
         other_files=_files(other_files, "--file"),
+        gtfs_files=_feeds(gtfs_feeds),
         online=not offline,
         max_online_km2=max_online_km2,
         overpass_urls=tuple(u for text in overpass_urls for u in str(text).split()),
@@ -145,6 +171,13 @@ def serve(
     )
     # Opened before listening: a wrong URL or an unreachable database is one error line.
     store = open_store(database or default_database())
+    wildcard = host.strip("[]") in ("", "0.0.0.0", "::")  # noqa: S104 - compared, not bound
+    hosts = allowed_hosts(host, extra_hosts)
+    try:  # made before listening too: it reads the --gtfs feeds (a bad one is one line)
+        app = create_app(config, hosts=hosts, any_ip_host=wildcard, database=store)
+    except InputError:
+        store.close()
+        raise
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
@@ -154,7 +187,7 @@ def serve(
         # the line waits in the backlog until the app is up, instead of being refused.
         sock.listen(2048)
     except OSError as exc:
-        store.close()
+        app.state.close()  # the store and the app's temporary folder
         raise InputError(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port"
         ) from None
@@ -174,15 +207,12 @@ def serve(
         import webbrowser
 
         webbrowser.open(url)
-    wildcard = host.strip("[]") in ("", "0.0.0.0", "::")  # noqa: S104 - compared, not bound
-    hosts = allowed_hosts(host, extra_hosts)
     if wildcard:
         click.echo(
             f"On the LAN, open http://ADDRESS:{bound}/ with this machine's IP address or one "
             f"of: {', '.join(hosts)} (more with --allowed-host NAME)",
             err=True,
         )
-    app = create_app(config, hosts=hosts, any_ip_host=wildcard, temp_dir=None, database=store)
     _run(app, sock, console.verbosity)
 
 

@@ -37,7 +37,7 @@ from stations_generator.errors import InputError, NetworkError, NoDataError, Out
 from stations_generator.formats import jsonio
 from stations_generator.formats.gamefile import QUESTION_TYPES
 from stations_generator.pages.folium_map import category_hex
-from stations_generator.serve import assets
+from stations_generator.serve import assets, timetable
 from stations_generator.serve.games import GameService
 from stations_generator.serve.jobs import Busy, Jobs
 from stations_generator.serve.options import describe_options
@@ -112,7 +112,7 @@ def create_app(
     Parameters
     ----------
     config : ServerConfig
-        The OSM files the page may use and the Overpass settings.
+        The OSM files and GTFS feeds the page may use and the Overpass settings.
     max_body_bytes : int
         Largest request body accepted (413 above).
     max_jobs : int
@@ -201,6 +201,7 @@ def create_app(
     _add_station_map_routes(app, config, station_maps, runner.call)
     _add_game_routes(app, games, runner.call)
     _add_referee_routes(app, referee, runner.call)
+    timetable.mount(app, config, runner.call)  # reads the --gtfs feeds (app.state.timetables)
     hosts = allowed_hosts() if hosts is None else hosts
     shared_routes.mount(app, shared, hosts, any_ip_host)
     # Outermost: refuses foreign hosts, origins and content types before anything runs,

@@ -43,6 +43,7 @@ ASSETS: dict[str, tuple[str, str]] = {
     "shared.js": ("serve/static/shared.js", "text/javascript"),
     "qrcode.js": ("data/vendor/qrcode-generator/qrcode.js", "text/javascript"),
     "referee.js": ("serve/static/referee.js", "text/javascript"),
+    "timetable.js": ("serve/static/timetable.js", "text/javascript"),
     "words.js": ("serve/static/words.js", "text/javascript"),
     "location.js": ("serve/static/location.js", "text/javascript"),
     "sheet.js": ("serve/static/sheet.js", "text/javascript"),

@@ -64,6 +64,7 @@ class ServerConfig:
     osm_files, water_files : the OSM extracts / Overpass JSON files the page may use,
         named on the page by their file name
     other_files : play areas and station maps a posted game file may name
+    gtfs_files : the GTFS feeds the page may show timetable reach on (``--gtfs``)
     online : whether play areas without an OSM file may be fetched from Overpass
     max_online_km2 : the largest play area fetched online (one Overpass query)
     overpass_urls, overpass_timeout, cache_dir, use_cache : as ``generate``'s options
@@ -72,6 +73,7 @@ class ServerConfig:
     osm_files: tuple[Path, ...] = ()
     water_files: tuple[Path, ...] = ()
     other_files: tuple[Path, ...] = ()
+    gtfs_files: tuple[Path, ...] = ()
     online: bool = True
     # One batched Overpass query for an L game's area; beyond that the public
     # instances time out (and their usage policy asks for extracts).

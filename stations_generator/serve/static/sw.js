@@ -3,7 +3,8 @@
    SHELL (the page and every asset); a new release makes a new cache and drops the old.
    - the page and its assets: from the cache (the page itself from the network first);
    - /api/*: the network first; the last good answer of GET /api/config (and the
-     referee's cards) and of the game and station-map POSTs is kept, keyed by a hash of
+     referee's cards, the timetable feeds) and of the game, station-map and timetable
+     POSTs is kept, keyed by a hash of
      the request body, and given back offline with the header X-Offline-Copy, so a
      reload offline redraws them;
    - map tiles: kept as seen (the last MAX_TILES); a tile never seen is an empty image
@@ -13,8 +14,8 @@
 const VERSION = "__VERSION__";
 const SHELL = __SHELL__;
 const SHELL_CACHE = `shell-${VERSION}`, API_CACHE = "api-v1", TILE_CACHE = "tiles-v1";
-const KEPT_GETS = ["api/config", "api/referee/cards"];
-const KEPT_POSTS = ["api/stationmap", "api/game/apply", "api/game/answer", "api/game/check", "api/game/parse"];
+const KEPT_GETS = ["api/config", "api/referee/cards", "api/timetable/feeds"];
+const KEPT_POSTS = ["api/stationmap", "api/game/apply", "api/game/answer", "api/game/check", "api/game/parse", "api/timetable/reach"];
 // Tiles are opaque (another site) and browsers count each as megabytes of quota: the
 // last 500 are kept, the oldest go first. The last 200 answers of the server are kept.
 const MAX_TILES = 500, MAX_ANSWERS = 200;
