@@ -15,6 +15,19 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+/** An element built from text only (strings become text nodes, never HTML): `attrs` are
+    attributes (true: present, false/null: left out) and `onclick` a click handler. Used by
+    the feature scripts (referee.js, timetable.js). */
+function node(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "onclick") e.addEventListener("click", v);
+    else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
 /** The server's answer to `path` (a POST of `body` as JSON). A failure throws an Error
     with the server's one-line message; `unreachable` is set on it when the server gave
     no answer (network error, connection refused, sw.js's "not kept" copy) or a 5xx:

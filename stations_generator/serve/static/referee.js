@@ -14,15 +14,6 @@
     "closer", "further", "sent", "cannot answer"];
   const byId = (id) => document.getElementById(id);
 
-  function node(tag, attrs, ...children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === "onclick") e.addEventListener("click", v);
-      else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const c of children) if (c !== null && c !== undefined) e.append(c); // strings become text nodes
-    return e;
-  }
   const button = (label, onclick, attrs) => node("button", { type: "button", class: "ref-button", onclick, ...(attrs || {}) }, label);
   const field = (label, control) => node("label", { class: "ref-field" }, label + " ", control);
   const option = (value, label) => node("option", { value }, label);

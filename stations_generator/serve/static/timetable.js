@@ -15,15 +15,6 @@
   sg.timetable = T;
   const byId = (id) => document.getElementById(id);
 
-  function node(tag, attrs, ...children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === "onclick") e.addEventListener("click", v);
-      else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const c of children) if (c !== null && c !== undefined) e.append(c); // strings become text nodes
-    return e;
-  }
   const option = (value, label) => node("option", { value }, label);
   const field = (label, control) => node("label", {}, label + " ", control);
 
