@@ -40,6 +40,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -262,10 +263,16 @@ def build_tiled(folder: Path, osm: Path, tiles: int) -> Path:
     return _write_game(folder, _tiled_stops(tiles, copies), area, osm.resolve(), questions, hider)
 
 
-def whole_process(game: Path, runs: int) -> list[float]:
-    times = []
+def _children_cpu_s() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def whole_process(game: Path, runs: int) -> tuple[list[float], list[float]]:
+    """Each run's wall time and CPU time (user + system: steadier on a shared machine)."""
+    times, cpu = [], []
     for k in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), _children_cpu_s()
         subprocess.run(
             [
                 sys.executable,
@@ -281,7 +288,8 @@ def whole_process(game: Path, runs: int) -> list[float]:
             check=True,
         )
         times.append(time.perf_counter() - start)
-    return times
+        cpu.append(_children_cpu_s() - start_cpu)
+    return times, cpu
 
 
 def breakdown(game: Path) -> dict:
@@ -373,7 +381,7 @@ def main() -> None:
         built_s = time.perf_counter() - t
         # The extract cache of this run: empty, so the first run reads the extract.
         os.environ["STATIONS_GENERATOR_EXTRACT_CACHE_DIR"] = str(Path(tmp) / "extract-cache")
-        times = whole_process(game, args.runs)
+        times, cpu = whole_process(game, args.runs)
         parts = breakdown(game)
         out = {
             "play_area": size,
@@ -381,6 +389,7 @@ def main() -> None:
             "build_s": round(built_s, 1),
             "whole_process_runs_s (first: empty extract cache)": [round(x, 2) for x in times],
             "whole_process_median_s": round(statistics.median(times), 2),
+            "whole_process_cpu_s (first: empty extract cache)": [round(x, 2) for x in cpu],
             **parts,
         }
         print(json.dumps(out, indent=1))

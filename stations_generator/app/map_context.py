@@ -59,6 +59,13 @@ LINE_SUBJECTS = ("coastline", "high_speed_rail", "border", "body_of_water")
 # The marked-path question's first read reaches this far beyond the area; then as far
 # as the covering radius of the paths needs (OsmContext.marked_paths).
 MARKED_PATH_MARGIN_M = 1_000.0
+# Transit routes are read this far beyond the play area's box (OsmContext.routes). Every
+# route a question uses serves one of the game's stations (the transit-line matching and
+# tentacles questions' stations are among them, inside the play area): one of its stops
+# is the station's own node or lies within SERVED_WITHIN_M (100 m) of it
+# (osm/routes.py). So it has a stop within 100 m of the area's box, plus however far a
+# station file's rounded position lies from its node (centimetres): 1 km holds both.
+ROUTE_MARGIN_M = 1_000.0
 #: The tags a station keeps for the valid-stop rules (core/questions/stops.py reads them).
 _STOP_TAGS = frozenset(
     {
@@ -579,7 +586,42 @@ class OsmContext:
 
     @cached_property
     def routes(self) -> list[Route]:
-        return [r for f in self._extracts() for r in layers.routes(f)]
+        """The transit routes with a stop within :data:`ROUTE_MARGIN_M` of the area's box.
+
+        Each extract's in its order (relation id). These are every route that can serve
+        a station inside that box (:meth:`_routes_at`)."""
+        return self._routes_in(self.bboxes(ROUTE_MARGIN_M))
+
+    def _routes_in(self, boxes: Sequence[tuple[float, float, float, float]]) -> list[Route]:
+        """The routes of every extract with a stop in one of ``boxes``, each route once."""
+        out: list[Route] = []
+        for f in self._extracts():
+            seen: dict[str, Route] = {}
+            for b in boxes:
+                for r in layers.routes(f, b):
+                    seen.setdefault(r.id, r)
+            out += seen.values()
+        return out
+
+    def _routes_at(self, lon: float, lat: float) -> tuple[list[Route], StopIndex]:
+        """The routes that can serve a station at (lon, lat), and their stop index.
+
+        A station inside the area's box gets :attr:`routes`: every point within
+        :data:`ROUTE_MARGIN_M` of it lies in the boxes those were read from (see
+        :meth:`bboxes`). One elsewhere (a station file of a wider area) gets the routes
+        with a stop within that margin of itself, read for it.
+        """
+        x = wrap_lon(lon, 0.0)
+        if "area boxes" not in self._reads:
+            self._reads["area boxes"] = self.bboxes(0.0)
+        if any(b[0] <= x <= b[2] and b[1] <= lat <= b[3] for b in self._reads["area boxes"]):
+            return self.routes, self._stop_index
+        key = ("routes near", x, lat)
+        if key not in self._reads:
+            near = OsmContext(Point(x, lat), self.files, self.catalogue)
+            found = self._routes_in(near.bboxes(ROUTE_MARGIN_M))
+            self._reads[key] = (found, stop_index(found))
+        return self._reads[key]
 
     @cached_property
     def _stop_index(self) -> StopIndex:
@@ -604,9 +646,8 @@ class OsmContext:
 
     def _station(self, sid, name, lon, lat, tags, osm_id=None) -> Station:
         kinds = tuple(sorted((k, v) for k, v in tags.items() if k in _STOP_TAGS))
-        served = (
-            routes_serving(lon, lat, osm_id, self.routes, self._stop_index) if self.routes else []
-        )
+        routes, index = self._routes_at(lon, lat)
+        served = routes_serving(lon, lat, osm_id, routes, index) if routes else []
         return Station(
             sid,
             name,

@@ -11,10 +11,11 @@ different play area in the same extract reads only the cache, and the result is
 the same, byte for byte, as reading the extract with that box.
 
 A cached layer is made into objects only where a caller's box needs them: the entry
-keeps each point's coordinates and each shape's envelope (``bounds``) beside the
-packed tags and geometries, so a box picks its rows with one array test and only
-those are parsed and checked (a game on a few tiles of a 1024-tile extract parses a
-few tiles' worth). What a process has made is kept for it (:class:`_Held`).
+keeps each point's coordinates, each shape's envelope (``bounds``) and the envelope of
+each transit route's stops beside the packed tags, geometries and stops, so a box picks
+its rows with one array test and only those are parsed and checked (a game on a few
+tiles of a 1024-tile extract parses a few tiles' worth). What a process has made is
+kept for it (:class:`_Held`).
 
 With the cache off (``--no-cache``, ``STATIONS_GENERATOR_NO_CACHE=1``) nothing is
 read from or written to it, but the layers come from the same one read of the whole
@@ -51,7 +52,6 @@ from stations_generator.osm import extract_io, extracts
 from stations_generator.osm.extract_cache import (
     CacheEntryError,
     ExtractCache,
-    pack_json,
     unpack_json,
 )
 
@@ -244,7 +244,7 @@ def _held_of(name: str, value: list) -> _Held:
         lat = np.array([e.lat for e in value], dtype=np.float64)
         return _Held(np.column_stack([lon, lat, lon, lat]), value)
     if name == "routes":
-        return _Held(None, value)
+        return _Held(_route_envelopes([r.stops for r in value]), value)
     return _Held(_envelopes([g for _, _, g in value]), value)
 
 
@@ -349,7 +349,7 @@ def _held_from(name: str, columns: dict[str, np.ndarray]) -> _Held:
     if name == "points":
         return _points_held(columns)
     if name == "routes":
-        return _Held(None, _routes_from(columns))
+        return _routes_held(columns)
     return _shapes_held(columns, (Polygon, MultiPolygon) if name in AREA_LAYERS else (LineString,))
 
 
@@ -585,15 +585,38 @@ def data_box(path: Path) -> extracts.BBox | None:
 
 
 def _routes_columns(routes: list) -> dict[str, np.ndarray]:
+    offsets = np.cumsum([0, *(len(r.stops) for r in routes)], dtype=np.int64)
+    stops = np.array([xy for r in routes for xy in r.stops], dtype=np.float64).reshape(-1, 2)
     return {
-        "meta": pack_json([[r.id, r.ref, r.network, r.name, r.route] for r in routes]),
-        "stop_ids": pack_json([sorted(r.stop_ids) for r in routes]),
-        "offsets": np.cumsum([0, *(len(r.stops) for r in routes)], dtype=np.int64),
-        "stops": np.array([xy for r in routes for xy in r.stops], dtype=np.float64).reshape(-1, 2),
+        **_json_columns("meta", [[r.id, r.ref, r.network, r.name, r.route] for r in routes]),
+        **_json_columns("stop_ids", [sorted(r.stop_ids) for r in routes]),
+        "offsets": offsets,
+        "stops": stops,
+        "bounds": _stop_envelopes(offsets, stops),  # what a box picks routes by
     }
 
 
-def _routes_from(columns: dict[str, np.ndarray]) -> list:
+def _route_envelopes(stops: list) -> np.ndarray:
+    """The envelopes of routes' ``stops`` (each a sequence of (lon, lat), at least one)."""
+    offsets = np.cumsum([0, *map(len, stops)], dtype=np.int64)
+    xy = np.array([p for pts in stops for p in pts], dtype=np.float64).reshape(-1, 2)
+    return _stop_envelopes(offsets, xy)
+
+
+def _stop_envelopes(offsets: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """Each route's (min lon, min lat, max lon, max lat) from the stop columns (route k's
+    stops are ``stops[offsets[k]:offsets[k + 1]]``, at least one), as an (n, 4) array."""
+    if len(offsets) < 2:
+        return np.empty((0, 4), dtype=np.float64)
+    starts = offsets[:-1]
+    low = [np.minimum.reduceat(stops[:, c], starts) for c in (0, 1)]
+    high = [np.maximum.reduceat(stops[:, c], starts) for c in (0, 1)]
+    return np.column_stack([*low, *high]).astype(np.float64)
+
+
+def _routes_held(columns: dict[str, np.ndarray]) -> _Held:
+    """The routes of a cache entry, made as far as the boxes asked for need them; an entry
+    stored before the envelopes were gets them from its stops (no route is parsed)."""
     from stations_generator.osm.routes import Route
 
     offsets, stops = columns["offsets"], columns["stops"]
@@ -602,25 +625,55 @@ def _routes_from(columns: dict[str, np.ndarray]) -> list:
         raise CacheEntryError("route offsets do not match")
     if stops.ndim != 2 or (len(stops) and stops.shape[1] != 2) or not np.isfinite(stops).all():
         raise CacheEntryError("route stops are not finite points")
-    meta = unpack_json(columns["meta"], n)
-    ids = unpack_json(columns["stop_ids"], n)
-    out = []
-    bounds = offsets.tolist()
-    for k, (m, sid) in enumerate(zip(meta, ids, strict=True)):
-        if not (isinstance(m, list) and len(m) == 5 and all(isinstance(v, str) for v in m)):
-            raise CacheEntryError("route fields are not strings")
-        if not all(isinstance(v, int) for v in sid):
-            raise CacheEntryError("route stop ids are not integers")
-        pts = tuple(tuple(p) for p in stops[bounds[k] : bounds[k + 1]].tolist())
-        out.append(Route(*m, stops=pts, stop_ids=frozenset(sid)))
-    return out
+    meta = _json_rows(columns, "meta", n)
+    ids = _json_rows(columns, "stop_ids", n)
+    bounds = columns.get("bounds")
+    if bounds is None:
+        bounds = _stop_envelopes(offsets, stops)
+    elif bounds.shape != (n, 4) or not np.isfinite(bounds).all():
+        raise CacheEntryError("route envelopes do not match")
+
+    def make(picked: list[int]) -> list:
+        starts, ends = _spans(offsets, picked)
+        out = []
+        for m, sid, a, b in zip(meta(picked), ids(picked), starts, ends, strict=True):
+            if not (isinstance(m, list) and len(m) == 5 and all(isinstance(v, str) for v in m)):
+                raise CacheEntryError("route fields are not strings")
+            if not (isinstance(sid, list) and all(isinstance(v, int) for v in sid)):
+                raise CacheEntryError("route stop ids are not integers")
+            pts = tuple(tuple(p) for p in stops[a:b].tolist())
+            out.append(Route(*m, stops=pts, stop_ids=frozenset(sid)))
+        if not np.array_equal(_route_envelopes([r.stops for r in out]), bounds[picked]):
+            raise CacheEntryError("a route's stops are not within its envelope")
+        return out
+
+    return _Held(bounds.astype(np.float64), None, make, n)
 
 
-def routes(path: Path) -> list:
-    """The transit route relations of an extract, as :func:`.routes.read_routes` returns them."""
+def routes(path: Path, bbox: extracts.BBox | None = None) -> list:
+    """The transit route relations of an extract, as :func:`.routes.read_routes` returns them.
+
+    Parameters
+    ----------
+    path : Path
+        An OSM extract.
+    bbox : BBox, optional
+        Only the routes with a stop inside it (edges included); the routes keep all
+        their stops.
+
+    Returns
+    -------
+    list of Route
+        Sorted by relation id.
+    """
     path = Path(path)
+    box_ = extract_io.check_bbox(bbox)
     extract_io.open_extract(path)
-    return _cached(path, "routes", _default_index())
+    found = _cached(path, "routes", _default_index(), box_)  # the envelope meets the box
+    if box_ is None:
+        return found
+    w, s, e, n = box_
+    return [r for r in found if any(w <= x <= e and s <= y <= n for x, y in r.stops)]
 
 
 def build_index(path: Path, catalogue, progress: Callable[[int, int], None] | None = None) -> int:
