@@ -138,7 +138,8 @@ def _columns_digest(columns: dict[str, np.ndarray]) -> str:
     for name in sorted(columns):
         arr = np.ascontiguousarray(columns[name])
         digest.update(f"{name}|{arr.dtype.str}|{arr.shape}|".encode())
-        digest.update(arr.tobytes())
+        # the array's own bytes, not a copy (a cached admin layer holds ~100 MiB of WKB)
+        digest.update(arr.tobytes() if arr.dtype.hasobject else arr.reshape(-1).view(np.uint8))
     return digest.hexdigest()
 
 

@@ -5,39 +5,47 @@
 give one by one (same objects, tags, geometry, order), in three reads of the file,
 each filtered in C++ so that few objects reach Python:
 
-1. **what is wanted** (every type, no node locations): the nodes with a tag of one of
-   the layers' prefilters become points at once (a node carries its own location);
-   the ways with such a tag, the member ways of the area relations (handed to
-   osmium's area assembler), of the points' relations and of the bare-key objects
+1. **what is wanted** (ways and relations, and the nodes if there are points; no node
+   locations): the nodes with a tag of one of the layers' prefilters become points at
+   once (a node carries its own location); the ways with such a tag, the member ways
+   of the area relations, of the points' relations and of the bare-key objects
    (``diplomatic~^consulate``, or a line layer's bare ``bridge``) go into an
    :class:`osmium.IdTracker`, as do the relations' member nodes and the transit
    routes' stops (:func:`~stations_generator.osm.routes.read_routes`'s);
-2. **their nodes**: osmium adds the nodes of the tracked ways to the tracker (ways
-   only, in C++);
+2. **their nodes** (ways through the tracker's id filter, and the relations if there
+   are area layers): osmium adds the nodes of the tracked ways to the tracker, and
+   the area relations all of whose member ways the file holds go to osmium's area
+   assembler (its first pass); the others -- in a clipped extract, most boundary
+   relations: the neighbouring countries' -- could never be assembled, but osmium
+   would hold them and the member ways it finds until the read ends;
 3. **geometry**: nodes and ways, through the tracker's id filter: only the tracked
    nodes' locations are stored, only the tracked ways get them and reach the area
    assembler and Python.
 
-Memory is therefore bounded by the layers kept, not by the file. The peak is about
+Memory is therefore bounded by the layers kept, not by the file. The peak, at the end
+of read 3, is about
 
     ~100 MB (Python, the modules, osmium's read-ahead: :data:`READ_AHEAD_BUFFERS`)
     + 16 bytes per needed node (the location index; ``sparse_mmap_array``)
-    + the tracker's id sets: 4 MiB per 2**25 consecutive node or way ids holding a
-      tracked one (osmium's ``IdSetDense``)
-    + the layers kept (points and their tags, polygons, lines, the area relations the
-      assembler holds).
+    + the tracker's node id set: 4 MiB per 2**25 consecutive node ids holding a
+      tracked one (osmium's ``IdSetDense``; the way ids' set, as large per 2**25 way
+      ids, is dropped before read 3)
+    + the layers kept: points and their tags, lines, the areas as WKB (16 bytes a
+      point; they become GEOS geometry, ~27 bytes a point, once the id set, the index
+      and the assembler are gone).
 
-Measured (``bench/bench_extract.py``, the Liechtenstein extract tiled N times; the
-peak of a whole ``generate``): 139 MiB at 32 tiles, 300 MiB at 256 (120 MB of PBF,
-16.8 M nodes, 1.45 M of them needed), 857 MiB at 1024 (480 MB, 67 M nodes): 0.72 MiB
-more per tile. Of that, the admin layer takes ~0.27 (osmium's assembler holds every
-boundary relation it is given until the read ends, the neighbouring countries' too,
-which a clipped extract never completes), the node id set ~0.12 (a tile spans 1 M node
-ids of which 6.6 % are used, and 4 MiB covers 33 tiles; the way ids' set is dropped
-before read 3), the location index ~0.09, the points, lines and polygons kept the rest. The id sets cannot grow past
-(largest id / 2**25) chunks: for real OSM ids about 170 MiB for ways and, for an extract
-whose nodes span the planet's id range, 1.5 GiB for nodes -- pyosmium offers no sparser
-id filter.
+Measured (the Liechtenstein extract tiled N times by ``bench/bench_extract.py``'s
+tiler: a tile spans 1 M node and way ids; 120 MB of PBF and 16.8 M nodes at 256 tiles,
+1.45 M of them needed; 480 MB and 67 M nodes at 1024), the peak RSS of
+:func:`read_layers` with every layer, in a process that holds ~69 MiB before: 121 MiB
+at 32 tiles, 230 at 256, 589 at 1024, 0.47 MiB more per tile (was 126/285/836 MiB,
+0.72 MiB/tile, when the assembler was given every area relation and the areas became
+geometry during the read). Of that, ~0.13 is the node id set (a tile uses 6.6 % of its
+1 M node ids, and 4 MiB covers 33 tiles), ~0.09 the location index, the rest the layers
+kept (~0.17 the admin polygons alone, every level's). The id sets cannot grow past
+(largest id / 2**25) chunks: for real OSM ids about 170 MiB for ways and, for an
+extract whose nodes span the planet's id range, 1.5 GiB for nodes -- pyosmium offers no
+sparser id filter.
 """
 
 from __future__ import annotations
@@ -66,7 +74,6 @@ from stations_generator.osm.extract_io import (
     iterate,
     open_extract,
     polygonal,
-    read_error,
     relation_extent,
     tags_of,
     way_coords,
@@ -80,7 +87,7 @@ __all__ = ["geometry_read", "location_index", "read_layers"]
 class _Relations:
     """The first read's relation filter, which also collects the points' relations, the
     transit routes (their stops go into the tracker) and the area relations (their
-    member ways go into the tracker; the relations themselves on to the assembler).
+    member ways go into the tracker; read 2 hands the complete ones to the assembler).
 
     A relation's members are read from osmium once, whatever wants them (a route is
     often a point too, and its members are many).
@@ -133,6 +140,47 @@ class _Relations:
             self.error = exc
             return True
         return not assemble
+
+    def area_ids(self) -> set[int]:
+        """The ids of the relations some area layer keeps."""
+        return set().union(*self.area_tags.values())
+
+
+class _Completer:
+    """Read 2's filter: each tracked way's nodes go into the tracker (in C++) and its
+    id leaves the tracker's way set (read 3 needs it no more); an area relation passes
+    on (to the assembler's first pass) only if none of its member ways is left there:
+    all of them are in the file (ways come before relations in a sorted file).
+
+    osmium assembles no area from a relation with a way missing, but holds such a
+    relation, and the member ways it finds, to the end of the read: in a clipped extract
+    most boundary relations (the neighbouring countries') are such.
+    """
+
+    def __init__(self, tracker: osmium.IdTracker, area_ids: set[int]) -> None:
+        self.tracker = tracker
+        self.ways = tracker.way_ids()
+        self.area_ids = area_ids
+        self.incomplete: list[int] = []  # area relations with a member way missing
+        self.error: BaseException | None = None
+
+    def way(self, way: Any) -> bool:
+        self.tracker.add_references(way)
+        self.ways.unset(way.id)
+        return True
+
+    def relation(self, rel: Any) -> bool:
+        if self.error is not None or rel.id not in self.area_ids:
+            return True
+        try:
+            missing = self.ways
+            if any(missing.get(m.ref) for m in rel.members if m.type == "w"):
+                self.incomplete.append(rel.id)
+                return True
+            return False
+        except Exception as exc:  # re-raised after the read, not as a read error
+            self.error = exc
+            return True
 
 
 def _split(members: list[tuple[str, int, str]]) -> tuple[array, array, array]:
@@ -343,6 +391,7 @@ class _LayerReader:
         self.found_areas: dict[str, list] = {n: [] for n in self.areas}
         self.found_lines: dict[str, list] = {n: [] for n in self.lines}
         self.factory = osmium.geom.WKBFactory()
+        self.wkbs: list[bytes | None] = []  # the areas' geometry until the read is over
         self.needed_ways: set[int] = set()  # the points' relations' member ways
         self.index: Any = None
 
@@ -354,12 +403,7 @@ class _LayerReader:
             if self.points_pre.keys:
                 self._keyed_pass()
         if not self.tracker.way_ids().empty():
-            # Read 2: the nodes of the tracked ways (ways only, in C++: pyosmium's
-            # add_references walks a way's nodes in Python, 2 µs a node).
-            try:
-                self.tracker.complete_backward_references(self.source)
-            except (RuntimeError, OSError, ValueError) as exc:
-                raise read_error(self.path, exc) from exc
+            self._nodes_pass()
         self.tracker.way_ids().clear()  # read 3 finds the ways by their nodes
         self.index = osmium.index.create_map(storage)
         self._sort_geometry_pass()
@@ -368,9 +412,13 @@ class _LayerReader:
             result["routes"] = self._routes()
         if self.points_keep is not None:
             result["points"] = self._points()
+        # The id sets, the locations and the assembler go before the areas' WKB (16
+        # bytes a point) becomes GEOS geometry (~27 bytes a point): the peak is lower.
+        self.index = self.tracker = self.rels.tracker = self.manager = None
+        geoms = self._area_geometries()
         for n, rows in self.found_areas.items():
             rows.sort(key=lambda t: (t[0], t[1]))
-            result[n] = [(key, tags, geom) for _, _, key, tags, geom in rows]
+            result[n] = [(key, tags, geoms[i]) for _, _, key, tags, i in rows if geoms[i]]
         for n, rows in self.found_lines.items():
             rows.sort(key=lambda t: t[0])
             result[n] = [(f"way/{wid}", tags, line) for wid, tags, line in rows]
@@ -378,8 +426,7 @@ class _LayerReader:
 
     def _wanted_pass(self) -> None:
         """Read 1 (no locations): the tagged nodes as points; the wanted ways, the
-        points' relations and the area relations (to the assembler's first pass),
-        with their members, into the tracker."""
+        points' relations and the area relations' member ways into the tracker."""
         o = osmium.osm
         way_filter = _tag_filter(self.exact.pairs, self.shape_keys)
         way_filter.enable_for(o.WAY)
@@ -398,8 +445,6 @@ class _LayerReader:
             )
             first = first.with_filter(node_filter.enable_for(o.NODE))
         first = first.with_filter(way_filter).with_filter(rel_filter).with_filter(self.rels)
-        if self.manager is not None:
-            first = first.with_filter(self.manager.first_pass_handler())
         keyed_shapes = bool(self.shape_keys)
         for obj in iterate(first, self.path):
             if obj.is_node():
@@ -409,6 +454,26 @@ class _LayerReader:
             # (an area relation's member ways went into the tracker in rels.relation)
         if self.rels.error is not None:
             raise self.rels.error
+
+    def _nodes_pass(self) -> None:
+        """Read 2: the tracked ways' nodes into the tracker and, if there are area
+        layers, the area relations whose member ways are all in the file to the
+        assembler's first pass (ways come before relations in a sorted file)."""
+        o = osmium.osm
+        types = o.WAY | (o.RELATION if self.manager is not None else o.NOTHING)
+        completer = _Completer(self.tracker, self.rels.area_ids())
+        second = osmium.FileProcessor(self.source, types)
+        second = second.with_filter(self.tracker.id_filter().enable_for(o.WAY))
+        second = second.with_filter(completer)
+        if self.manager is not None:
+            second = second.with_filter(self.manager.first_pass_handler())
+        for _ in iterate(second, self.path):
+            pass  # (the handlers did the work; only complete area relations come out)
+        if completer.error is not None:
+            raise completer.error
+        for rid in completer.incomplete:  # never assembled: their tags are not needed
+            for tags in self.rels.area_tags.values():
+                tags.pop(rid, None)
 
     def _wanted_way(self, way: Any) -> bool:
         """Whether a way past a KeyFilter has an exact tag, or a line or area layer keeps it."""
@@ -484,16 +549,33 @@ class _LayerReader:
             return
         try:
             # osmium writes hex WKB; GEOS parses binary WKB much faster than hex.
-            geom = shapely.from_wkb(bytes.fromhex(self.factory.create_multipolygon(area)))
-        except (RuntimeError, ValueError, shapely.errors.GEOSException):
+            wkb = bytes.fromhex(self.factory.create_multipolygon(area))
+        except (RuntimeError, ValueError):
             return
-        geom = polygonal(geom)
-        if geom is None:
-            return
+        self.wkbs.append(wkb)  # made geometry once the read is over
         for n, rel_tags in kept:
             self.found_areas[n].append(
-                (TYPE_ORDER[kind], oid, f"{kind}/{oid}", _kept(tags or rel_tags), geom)
+                (
+                    TYPE_ORDER[kind],
+                    oid,
+                    f"{kind}/{oid}",
+                    _kept(tags or rel_tags),
+                    len(self.wkbs) - 1,
+                )
             )
+
+    def _area_geometries(self) -> list[Any]:
+        """The areas' polygonal geometry, by their place in ``wkbs`` (None where GEOS
+        cannot read it or it has no polygon); each WKB is dropped once read."""
+        geoms: list[Any] = []
+        for i, wkb in enumerate(self.wkbs):
+            self.wkbs[i] = None
+            try:
+                geoms.append(polygonal(shapely.from_wkb(wkb)))
+            except (RuntimeError, ValueError, shapely.errors.GEOSException):
+                geoms.append(None)
+        self.wkbs = []
+        return geoms
 
     def _add_children(self, rids: list[int]) -> None:
         """Member relations' node and way members join their parents' (one level); the

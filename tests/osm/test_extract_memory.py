@@ -111,3 +111,35 @@ def test_the_same_layers_as_before_from_the_tiles(tiles):
             assert all(
                 a.equals_exact(b, 0) for (_, _, a), (_, _, b) in zip(first, rows, strict=True)
             ), name
+
+
+def test_the_assembler_gets_only_the_relations_it_can_complete(tiles, monkeypatch):
+    """osmium holds every relation it is given until the read ends and builds none whose
+    member ways are not all in the file: a clipped extract's neighbouring boundaries
+    never reach it. The relations handed on are exactly those (found here with plain
+    osmium), and the layers are unchanged."""
+    handed: list[int] = []
+
+    class Spy(one_pass._Completer):
+        def relation(self, rel):
+            dropped = super().relation(rel)
+            if not dropped:
+                handed.append(rel.id)
+            return dropped
+
+    monkeypatch.setattr(one_pass, "_Completer", Spy)
+    areas = {n: (spec.keep, spec.prefilter) for n, spec in layers.AREA_LAYERS.items()}
+    path = tiles[2]
+    found = one_pass.read_layers(path, areas=areas)
+    ways = {w.id for w in osmium.FileProcessor(str(path), osmium.osm.WAY)}
+    kept, complete = set(), set()
+    for rel in osmium.FileProcessor(str(path), osmium.osm.RELATION):
+        tags = dict(rel.tags)
+        if any(keep(tags) for keep, _ in areas.values()):
+            kept.add(rel.id)
+            if all(m.ref in ways for m in rel.members if m.type == "w"):
+                complete.add(rel.id)
+    assert sorted(handed) == sorted(complete)
+    assert 0 < len(complete) < len(kept), (len(complete), len(kept))
+    built = {int(k.split("/")[1]) for name in areas for k, _, _ in found[name] if "relation/" in k}
+    assert built and built <= complete
