@@ -89,7 +89,7 @@ def game(folder: Path, extract: Path) -> Path:
 
 
 def timed_process(args: list[str], env: dict) -> tuple[float, float, float]:
-    """(wall seconds, CPU seconds, peak RSS in MB) of one fresh process."""
+    """(wall seconds, CPU seconds, peak RSS in MiB) of one fresh process."""
     started = time.perf_counter()
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -243,7 +243,7 @@ def print_table(rows: list[dict], folder: Path) -> None:
     """The numbers table (markdown) and the RSS growth per tile."""
     print(
         "\n| tiles | PBF MB | tags-filter s (CPU) | first s (CPU) | first / tags-filter"
-        " wall (CPU) | cached s | cached / first | peak RSS MB: tags-filter / first / cached"
+        " wall (CPU) | cached s | cached / first | peak RSS MiB: tags-filter / first / cached"
         " | same stations as 1 tile |\n|---|---|---|---|---|---|---|---|---|"
     )
     for r in rows:
@@ -283,7 +283,7 @@ def main() -> None:
         if expressions is None:
             print("osmium (osmium-tool) is not on PATH: no tags-filter floor")
         one = measure(1, LIECHTENSTEIN, folder, None)
-        print(f"1 tile: first {one['first'][0]:.2f} s, {one['first'][2]:.0f} MB", flush=True)
+        print(f"1 tile: first {one['first'][0]:.2f} s, {one['first'][2]:.0f} MiB", flush=True)
         rows = []
         for tiles in sorted(opts.tiles):
             extract = extract_for(tiles, opts.extract_dir, folder)
@@ -334,7 +334,7 @@ def command_table(extract: Path, folder: Path, unfiltered: bool) -> None:
     for name, args in commands.items():
         rows.append((name, "after index", *timed_process(args, env)))
     print(
-        f"\n{extract.name}\n| command | cache | wall s | CPU s | CPU × decode | peak RSS MB |"
+        f"\n{extract.name}\n| command | cache | wall s | CPU s | CPU × decode | peak RSS MiB |"
         "\n|---|---|---|---|---|---|"
     )
     for name, label, wall, cpu, rss in rows:
