@@ -18,6 +18,9 @@ from support.tiled_osm import load, write_tiles
 
 from stations_generator.osm import layers, one_pass
 
+# Slow: writing the 8-tile extract and reading it take ~8 s (the quick loop's budget).
+pytestmark = pytest.mark.slow
+
 LIECHTENSTEIN = EXTRACTS / "liechtenstein-2013-08.osm.pbf"
 #: sparse_mmap_array stores a node as an 8-byte id and an 8-byte location.
 BYTES_A_NODE = 16

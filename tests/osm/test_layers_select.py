@@ -123,6 +123,7 @@ def test_a_box_from_the_cache_is_the_whole_layer_cut_to_it(tiled, whole, w, s, d
     _check_box(tiled, found, folder, (w, s, w + dw, s + ds))
 
 
+@pytest.mark.slow  # the quick loop's budget: a tiled extract read, or many boxes
 def test_boxes_on_the_edge_of_an_envelope(tiled, whole, monkeypatch):
     """A box that only touches a shape's envelope, or a point, from any side: the pick
     keeps what touches (edges included) and drops nothing that meets the box."""
@@ -264,6 +265,7 @@ _ROUTE_BOX = st.one_of(st.floats(0.0, 0.02), st.floats(0.0, 0.6))
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
+@pytest.mark.slow  # the quick loop's budget: a tiled extract read, or many boxes
 @given(i=_TILE, j=_TILE, u=_IN_TILE, v=_IN_TILE, dw=_ROUTE_BOX, ds=_ROUTE_BOX)
 def test_routes_in_a_box_are_the_whole_layer_cut_to_it(helsinki, i, j, u, v, dw, ds):
     path, found, folder = helsinki
@@ -275,6 +277,7 @@ def test_routes_in_a_box_are_the_whole_layer_cut_to_it(helsinki, i, j, u, v, dw,
     assert _route_rows(got) == _route_rows(_cut_routes(found, box_))
 
 
+@pytest.mark.slow  # the quick loop's budget: a tiled extract read, or many boxes
 def test_a_box_on_a_stop_keeps_its_route(helsinki):
     """Boxes whose edges (or all of them) lie on a stop: the stop is inside (edges
     included), so its route is there; a box just beside it is cut like the whole layer."""
@@ -299,6 +302,7 @@ def test_a_box_on_a_stop_keeps_its_route(helsinki):
                 assert r in got
 
 
+@pytest.mark.slow  # the quick loop's budget: a tiled extract read, or many boxes
 def test_a_small_box_makes_only_its_routes(helsinki):
     path, found, folder = helsinki
     cache = ExtractCache(folder)
@@ -311,6 +315,7 @@ def test_a_small_box_makes_only_its_routes(helsinki):
     assert made == len(got) == len(found) // 4  # copy 0's routes, made; the others not
 
 
+@pytest.mark.slow  # the quick loop's budget: a tiled extract read, or many boxes
 def test_old_route_entries_read_the_same(helsinki, tmp_path, monkeypatch):
     """A route entry stored before the envelopes and row offsets were: the same routes for
     every box, without reading the extract, and nothing dropped."""
@@ -336,6 +341,7 @@ def test_old_route_entries_read_the_same(helsinki, tmp_path, monkeypatch):
     assert warnings == []
 
 
+@pytest.mark.slow  # the quick loop's budget: a tiled extract read, or many boxes
 def test_a_bad_route_found_when_made_drops_the_entry(helsinki, tmp_path):
     """The last route (of the last copy) has a number for a name: a box away from it
     does not make it; one on it drops the entry, and the extract is read again."""
@@ -366,6 +372,7 @@ def _served(station, routes) -> tuple[frozenset, frozenset]:
     return frozenset(r.id for r in served), frozenset(r.line_ref for r in served)
 
 
+@pytest.mark.slow  # the quick loop's budget: a tiled extract read, or many boxes
 def test_a_play_areas_stations_get_the_routes_of_the_whole_layer(helsinki, tmp_path):
     """The game context reads the routes near its play area only (copy 0's), and every
     station gets the lines the whole layer gives it: the area's own (from the extract),

@@ -236,6 +236,7 @@ def _join(phone: Phone, link: str, role: str) -> None:
     assert f"You play as {role.title()}" in phone.page.inner_text("#shared-status")
 
 
+@pytest.mark.slow  # about 12 s: three phones of one game in Chromium (the quick loop's budget)
 def test_seekers_questions_reach_the_hider_and_answers_every_seeker(game_on_three_phones):
     url, _restart, one, two, hider = game_on_three_phones
     invite = _share(url, one)
