@@ -56,13 +56,6 @@ def _log_table(result: AuditResult) -> None:
 
 @click.command("audit", context_settings=CONTEXT)
 @click.argument("feed", type=click.Path(path_type=Path))
-@click.option(
-    "--from",
-    "start",
-    required=True,
-    help="Start: a stop or station id, a stop name (any case), or LON,LAT.",
-)
-@click.option("--at", "at", required=True, help="Start time, HH:MM or HH:MM:SS (up to 47:59).")
 @feed_options
 @click.option(
     "--play-area",

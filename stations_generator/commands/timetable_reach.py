@@ -26,8 +26,18 @@ TABLE_ROWS = 15
 
 
 def feed_options(f):
-    """``--date``, ``--game-size``, ``--rules``, ``--cache-dir``, ``--no-cache``."""
+    """``--from``, ``--at``, ``--date``, ``--game-size``, ``--rules``, ``--cache-dir``,
+    ``--no-cache``: the start of a query and the feed it runs on."""
     options = [
+        click.option(
+            "--from",
+            "start",
+            required=True,
+            help="Start: a stop or station id, a stop name (any case), or LON,LAT.",
+        ),
+        click.option(
+            "--at", "at", required=True, help="Start time, HH:MM or HH:MM:SS (up to 47:59)."
+        ),
         click.option(
             "--date",
             help="Service day, YYYY-MM-DD [default: the feed's busiest day].",
@@ -84,13 +94,6 @@ def _log_table(result: ReachResult) -> None:
 
 @click.command("reach", context_settings=CONTEXT)
 @click.argument("feed", type=click.Path(path_type=Path))
-@click.option(
-    "--from",
-    "start",
-    required=True,
-    help="Start: a stop or station id, a stop name (any case), or LON,LAT.",
-)
-@click.option("--at", "at", required=True, help="Start time, HH:MM or HH:MM:SS (up to 47:59).")
 @feed_options
 @click.option(
     "--within",

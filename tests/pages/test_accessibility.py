@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -24,6 +23,7 @@ from support.browser import (
     axe_violations,
     serving_folder,
     sync_playwright_or_fail,
+    wait_until,
 )
 from support.paths import REPO, SIOUX
 from support.serve_support import api_client, cli, config, running_server
@@ -39,14 +39,6 @@ SIOUX_AREA = REPO / "zones" / "sioux-falls.geojson"
 HELSINKI_GAME = REPO / "examples" / "helsinki-game" / "game.json"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
-
-
-def wait_until(page, expression: str, timeout_s: float = 15.0) -> None:
-    """Poll ``expression`` (the serve page's policy forbids ``wait_for_function``'s eval)."""
-    deadline = time.monotonic() + timeout_s
-    while not page.evaluate(f"() => !!({expression})"):
-        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")

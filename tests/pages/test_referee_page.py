@@ -10,11 +10,16 @@ refused in words, with the log left as it was.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
-from support.browser import CHROMIUM, CHROMIUM_FLAGS, keep_offline, sync_playwright_or_fail
+from support.browser import (
+    CHROMIUM,
+    CHROMIUM_FLAGS,
+    keep_offline,
+    sync_playwright_or_fail,
+    wait_until,
+)
 from support.serve_support import config, running_server
 
 from stations_generator.serve.app import create_app
@@ -25,14 +30,6 @@ pytestmark = pytest.mark.slow
 RADIUS = {"type": "radius", "seeker": {"lat": 60.17132, "lon": 24.94146}, "radius": "1 km"}
 GAME = {"format": "stations-generator-game/1", "questions": [{**RADIUS, "answer": "within"}]}
 PHONE = {"width": 390, "height": 844}
-
-
-def wait_until(page, expression: str, timeout_s: float = 15) -> None:
-    """Poll ``expression`` in the page (the page's CSP forbids Playwright's eval-based wait)."""
-    deadline = time.monotonic() + timeout_s
-    while not page.evaluate(f"() => !!({expression})"):
-        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
-        time.sleep(0.05)
 
 
 def _event(page, at: str, button: str) -> None:

@@ -15,10 +15,15 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
-from support.browser import CHROMIUM, CHROMIUM_FLAGS, keep_offline, sync_playwright_or_fail
+from support.browser import (
+    CHROMIUM,
+    CHROMIUM_FLAGS,
+    keep_offline,
+    sync_playwright_or_fail,
+    wait_until,
+)
 from support.serve_support import HELSINKI_GAME, api_client, config, running_server
 from support.shared_games import free_port, start_serve
 
@@ -85,14 +90,6 @@ def test_the_service_worker_caches_the_whole_shell_of_this_version(client):
     assert client.get("/sw.js").text == text  # same files, same worker
 
 
-def _wait(page, expression: str, timeout_s: float = 30) -> None:
-    """Poll ``expression`` in the page (its CSP forbids Playwright's eval-based wait)."""
-    deadline = time.monotonic() + timeout_s
-    while not page.evaluate(f"() => !!({expression})"):
-        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
-        time.sleep(0.05)
-
-
 def _drawn(page) -> dict:
     """What the game view shows: the layers on the map, the status, the questions."""
     return page.evaluate(
@@ -122,17 +119,17 @@ def test_a_reload_offline_redraws_the_game_and_queues_new_questions():
         page.on("console", lambda m: m.type == "error" and errors.append(m.text))
         try:
             page.goto(url)
-            _wait(page, "window.sg && sg.ready && navigator.serviceWorker.controller")
+            wait_until(page, "window.sg && sg.ready && navigator.serviceWorker.controller")
             page.click("#tab-game")
             page.set_input_files("#load-game", str(HELSINKI_GAME))
-            _wait(page, "(sg.gameRendered || 0) > 0")
+            wait_until(page, "(sg.gameRendered || 0) > 0")
             online = _drawn(page)
             assert "hiding zones still possible: 14 of 30" in online["status"]
             assert page.is_hidden("#offline-status")
 
             context.set_offline(True)
             page.reload()
-            _wait(page, "window.sg && sg.ready && (sg.gameRendered || 0) > 0")
+            wait_until(page, "window.sg && sg.ready && (sg.gameRendered || 0) > 0")
             offline = _drawn(page)
             assert offline == online  # the same game, drawn from the worker's copies
             assert offline["zones"] > 0 and offline["remaining"] > 0
@@ -158,7 +155,7 @@ def test_a_reload_offline_redraws_the_game_and_queues_new_questions():
 
             before = page.evaluate("sg.gameRendered")
             context.set_offline(False)
-            _wait(page, f"sg.gameRendered > {before} && sg.gameResult.labels.length === 8")
+            wait_until(page, f"sg.gameRendered > {before} && sg.gameResult.labels.length === 8")
             assert page.evaluate("sg.game.doc.questions.length") == 8
             assert page.evaluate("sg.offline.queued().length") == 0
             assert queued.count() == 0 and page.is_hidden("#offline-status")
@@ -207,19 +204,19 @@ def test_a_question_asked_as_the_server_dies_is_queued_and_applied_when_it_is_ba
             try:
                 page.goto(f"http://127.0.0.1:{port}/")
                 worker_on = "navigator.serviceWorker.controller" if worker == "allow" else "true"
-                _wait(page, f"window.sg && sg.ready && {worker_on}")
+                wait_until(page, f"window.sg && sg.ready && {worker_on}")
                 page.click("#tab-game")
                 page.set_input_files("#load-game", str(HELSINKI_GAME))
-                _wait(page, "(sg.gameRendered || 0) > 0")
+                wait_until(page, "(sg.gameRendered || 0) > 0")
                 online = _drawn(page)
 
-                _wait(page, "sg.game.answerNames")  # the page's last request (nameAnswers)
+                wait_until(page, "sg.game.answerNames")  # the page's last request (nameAnswers)
                 # The server dies; the phone still says online and the page does not know.
                 process.kill()
                 process.wait(30)
                 assert page.evaluate("navigator.onLine && !sg.offline.isDown()")
                 _ask_radius(page)
-                _wait(page, "sg.offline.queued().length === 1")
+                wait_until(page, "sg.offline.queued().length === 1")
                 status = page.inner_text("#offline-status")
                 assert status.startswith("The server cannot be reached") and "queued" in status
                 queued = page.locator("#queued-questions li")
@@ -237,7 +234,9 @@ def test_a_question_asked_as_the_server_dies_is_queued_and_applied_when_it_is_ba
                 # The server is back: the question is applied (the page asks every 10 s).
                 before = page.evaluate("sg.gameRendered")
                 process = start_serve(port, database)[0]
-                _wait(page, f"sg.gameRendered > {before} && sg.gameResult.labels.length === 8", 40)
+                wait_until(
+                    page, f"sg.gameRendered > {before} && sg.gameResult.labels.length === 8", 40
+                )
                 assert page.evaluate("sg.game.doc.questions.length") == 8
                 assert page.evaluate("sg.offline.queued().length") == 0
                 assert queued.count() == 0 and page.is_hidden("#offline-status")

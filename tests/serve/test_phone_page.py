@@ -12,12 +12,17 @@ keeps to a legal distance; the hider answers from their own position after confi
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 import shapely
 from pyproj import Geod
-from support.browser import CHROMIUM, CHROMIUM_FLAGS, keep_offline, sync_playwright_or_fail
+from support.browser import (
+    CHROMIUM,
+    CHROMIUM_FLAGS,
+    keep_offline,
+    sync_playwright_or_fail,
+    wait_until,
+)
 from support.serve_support import SIOUX_AREA, config, running_server
 
 from stations_generator.core.questions.legal import THERMOMETER_DISTANCES_M
@@ -29,14 +34,6 @@ PHONE = {"width": 390, "height": 844}
 #: Where the phone is: downtown Sioux Falls, inside the play area (lat, lon).
 HERE = (43.5446, -96.7287)
 GEOD = Geod(ellps="WGS84")
-
-
-def wait_until(page, expression: str, timeout_s: float = 30) -> None:
-    """Poll ``expression`` in the page (its CSP forbids Playwright's eval-based wait)."""
-    deadline = time.monotonic() + timeout_s
-    while not page.evaluate(f"() => !!({expression})"):
-        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
-        time.sleep(0.05)
 
 
 def _box(page, selector: str) -> dict:

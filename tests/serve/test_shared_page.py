@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import time
 
 import httpx2 as httpx
 import pytest
@@ -26,6 +25,7 @@ from support.browser import (
     axe_violations,
     keep_offline,
     sync_playwright_or_fail,
+    wait_until,
 )
 from support.serve_support import HELSINKI_AREA, HELSINKI_PBF, api_client, config
 from support.shared_games import GAME, free_port, start_serve, stop_serve
@@ -41,14 +41,6 @@ HIDER = (60.1705, 24.9455)
 HIDER_TEXTS = ("60.1705", "24.9455")
 #: The answer's latency on the other phones (the issue's bound, same machine and network).
 LATENCY_S = 1.0
-
-
-def wait_until(page, expression: str, timeout_s: float = 30) -> None:
-    """Poll ``expression`` in the page (its CSP forbids Playwright's eval-based wait)."""
-    deadline = time.monotonic() + timeout_s
-    while not page.evaluate(f"() => !!({expression})"):
-        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
-        time.sleep(0.05)
 
 
 def _game() -> dict:

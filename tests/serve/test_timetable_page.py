@@ -9,8 +9,6 @@ each band in words and minutes with its count, and a zone tapped on the map says
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from support.browser import (
     CHROMIUM,
@@ -18,6 +16,7 @@ from support.browser import (
     axe_violations,
     keep_offline,
     sync_playwright_or_fail,
+    wait_until,
 )
 from support.paths import REPO
 from support.serve_support import config, running_server
@@ -31,14 +30,6 @@ PHONE = {"width": 390, "height": 844}
 NYC = REPO / "tests" / "data" / "gtfs" / "nyc_subway_gtfs.zip"
 #: Where the phone is: at Times Square (lat, lon).
 HERE = (40.7557, -73.9870)
-
-
-def wait_until(page, expression: str, timeout_s: float = 30) -> None:
-    """Poll ``expression`` in the page (its CSP forbids Playwright's eval-based wait)."""
-    deadline = time.monotonic() + timeout_s
-    while not page.evaluate(f"() => !!({expression})"):
-        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ import base64
 import contextlib
 import functools
 import threading
+import time
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -107,3 +108,12 @@ def axe_violations(page) -> list:
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.evaluate(AXE.read_text("utf-8"))
     return page.evaluate(_RUN_AXE)
+
+
+def wait_until(page, expression: str, timeout_s: float = 30) -> None:
+    """Poll ``expression`` in the page until it is truthy (the serve page's CSP forbids
+    Playwright's eval-based ``wait_for_function``); fail after ``timeout_s`` seconds."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(f"() => !!({expression})"):
+        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
+        time.sleep(0.05)
