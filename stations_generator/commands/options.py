@@ -22,6 +22,7 @@ from stations_generator.app.request_fields import (
     FiniteFloat,
     parse_date,
 )
+from stations_generator.errors import InputError
 from stations_generator.settings import CACHE_DIR_ENV, DEFAULT_TIMEOUT_S, OVERPASS_URL_ENV
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "SECONDS",
     "SPEED_KPH",
     "FiniteFloat",
+    "check_outputs",
     "overpass_options",
     "palette_option",
     "parse_date",
@@ -124,3 +126,16 @@ def overpass_options(
         return f
 
     return decorate
+
+
+def check_outputs(output: Path | None, html_file: Path | None) -> list[Path]:
+    """The files a command writes with ``-o`` and ``--html`` (which must differ), in order.
+
+    Raises
+    ------
+    InputError
+        When both name the same file.
+    """
+    if output is not None and html_file is not None and output.resolve() == html_file.resolve():
+        raise InputError(f"-o and --html both name {output}; give two different files")
+    return [f for f in (output, html_file) if f is not None]

@@ -16,7 +16,7 @@ import click
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from stations_generator.commands.options import CONTEXT, METRES
+from stations_generator.commands.options import CONTEXT, METRES, check_outputs
 from stations_generator.core.catalogue import load_catalogue
 from stations_generator.core.geo.coverage import check_coverage
 from stations_generator.core.questions.availability import (
@@ -105,9 +105,7 @@ def report(
     """
     if not osm_files:
         raise InputError("report works offline: give the OSM data with --osm FILE (repeatable)")
-    if output is not None and html_file is not None and output.resolve() == html_file.resolve():
-        raise InputError(f"-o and --html both name {output}; give two different files")
-    files = [f for f in (output, html_file) if f is not None]
+    files = check_outputs(output, html_file)
     # Both files (they may be in two folders) appear together, or not at all.
     with output_set(Path(), files) as outputs:
         area, places, data, result = _build_report(play_area, osm_files, category_files, margin)

@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 
 from stations_generator.app.timetable_audit import AuditRequest, AuditResult, run_audit
-from stations_generator.commands.options import CONTEXT
-from stations_generator.commands.timetable_reach import check_outputs, feed_options
+from stations_generator.commands.options import CONTEXT, check_outputs
+from stations_generator.commands.timetable_reach import feed_options
 from stations_generator.formats.atomic import output_set
 
 log = logging.getLogger(__name__)

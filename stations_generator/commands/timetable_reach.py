@@ -13,9 +13,8 @@ from pathlib import Path
 import click
 
 from stations_generator.app.timetable_reach import ReachRequest, ReachResult, run_reach
-from stations_generator.commands.options import CONTEXT
+from stations_generator.commands.options import CONTEXT, check_outputs
 from stations_generator.core.questions.rules import RULE_SETS
-from stations_generator.errors import InputError
 from stations_generator.formats.atomic import output_set
 from stations_generator.settings import CACHE_DIR_ENV
 
@@ -67,13 +66,6 @@ def feed_options(f):
     for option in reversed(options):
         f = option(f)
     return f
-
-
-def check_outputs(output: Path | None, html_file: Path | None) -> list[Path]:
-    """The files to write; -o and --html must differ."""
-    if output is not None and html_file is not None and output.resolve() == html_file.resolve():
-        raise InputError(f"-o and --html both name {output}; give two different files")
-    return [f for f in (output, html_file) if f is not None]
 
 
 def _log_table(result: ReachResult) -> None:
