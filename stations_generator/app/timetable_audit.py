@@ -34,6 +34,7 @@ from stations_generator.app.timetable_lines import route_frequencies
 from stations_generator.app.timetable_reach import (
     ReachResult,
     Start,
+    checked_size,
     clock_text,
     deadline_for,
     load_feed,
@@ -121,15 +122,6 @@ def _area_routes(fd: FeedDay, area: BaseGeometry | None) -> FeedDay:
     return FeedDay(fd.name, f, fd.day, fd.window, routes & fd.routes, ds, fd.attribution)
 
 
-def _check(request: AuditRequest) -> str:
-    size = request.game_size.upper()
-    if size not in GAME_SIZES:
-        raise InputError(f"--game-size {request.game_size!r}: give S, M or L")
-    if request.rules not in RULE_SETS:
-        raise InputError(f"--rules {request.rules!r}: give one of {', '.join(sorted(RULE_SETS))}")
-    return size
-
-
 def _feed_day(request: AuditRequest, at: int, size: str) -> FeedDay:
     """The feed, its day (``--date`` or the busiest) and the window's trips."""
     if request.until is not None:
@@ -161,7 +153,7 @@ def run_audit(request: AuditRequest) -> AuditResult:
     """
     from stations_generator.formats.playarea import load_polygons
 
-    size = _check(request)
+    size = checked_size(request.game_size, request.rules)
     at = parse_time(request.at)
     area = load_polygons(request.play_area) if request.play_area is not None else None
     fd = _area_routes(_feed_day(request, at, size), area)

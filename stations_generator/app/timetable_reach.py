@@ -35,6 +35,7 @@ __all__ = [
     "ReachRequest",
     "ReachResult",
     "Start",
+    "checked_size",
     "clock_text",
     "deadline_for",
     "load_feed",
@@ -270,6 +271,22 @@ def deadline_for(start: int, game_size: str, within_min: float | None) -> tuple[
     return end, f"the hiding period of a size-{game_size} game, {(end - start) // 60} min"
 
 
+def checked_size(game_size: str, rules: str) -> str:
+    """``game_size`` in capitals, once it and ``rules`` are known.
+
+    Raises
+    ------
+    InputError
+        An unknown game size or rule set (one line naming the option).
+    """
+    size = game_size.upper()
+    if size not in GAME_SIZES:
+        raise InputError(f"--game-size {game_size!r}: give S, M or L")
+    if rules not in RULE_SETS:
+        raise InputError(f"--rules {rules!r}: give one of {', '.join(sorted(RULE_SETS))}")
+    return size
+
+
 def run_reach(request: ReachRequest) -> ReachResult:
     """Answer ``timetable reach`` (see the module docstring).
 
@@ -278,11 +295,7 @@ def run_reach(request: ReachRequest) -> ReachResult:
     InputError
         A bad feed, date, time, start, size or rule set: one line.
     """
-    size = request.game_size.upper()
-    if size not in GAME_SIZES:
-        raise InputError(f"--game-size {request.game_size!r}: give S, M or L")
-    if request.rules not in RULE_SETS:
-        raise InputError(f"--rules {request.rules!r}: give one of {', '.join(sorted(RULE_SETS))}")
+    size = checked_size(request.game_size, request.rules)
     # The timetable holds the day and the next one's trips: a deadline a day on is the most.
     if request.within_min is not None and not (0 < request.within_min <= 24 * 60):
         raise InputError(f"--within {request.within_min:g}: give minutes above 0, at most 1440")
