@@ -1,7 +1,11 @@
 """The drivable road network of a play area, as an osmnx graph with travel times.
 
 Offline, from an OSM extract (:func:`read_drive_graph`): pyosmium reads the
-drivable ``highway=*`` ways (:func:`is_drivable`) with their node locations.
+drivable ``highway=*`` ways (:func:`is_drivable`) with their node locations, in two
+reads: the drivable ways and their nodes' ids first, then only those nodes' locations
+are stored (16 bytes a node, plus osmium's id sets: see
+:mod:`stations_generator.osm.one_pass`), not every node's -- a country's buildings and
+land use are most of its nodes.
 Extracts are clipped at their edges, and osmnx's XML reader would otherwise
 read every way of the file (buildings included) and stumble on ways whose
 nodes are missing, so only drivable ways go through, each cut to the longest
@@ -32,7 +36,8 @@ import osmium
 import osmium.filter
 from shapely.geometry.base import BaseGeometry
 
-from stations_generator.core.play.drive import DRIVABLE_HIGHWAYS, add_travel_times
+from stations_generator.core.play.drive import add_travel_times
+from stations_generator.core.play.highways import DRIVABLE_HIGHWAYS
 from stations_generator.errors import InputError, NoDataError
 from stations_generator.osm import overpass
 from stations_generator.osm.extract_io import BBox, check_bbox, iterate, open_extract
@@ -95,6 +100,41 @@ def _runs(way: Any) -> Iterator[list[tuple[int, float, float]]]:
         yield run
 
 
+def _drivable_ways(source: Any, path: Path) -> osmium.IdTracker:
+    """Read 1 (no locations): the drivable ways' ids and their nodes' ids."""
+    tracker = osmium.IdTracker()
+    found = osmium.FileProcessor(source, osmium.osm.WAY).with_filter(
+        osmium.filter.KeyFilter("highway")
+    )
+    for way in iterate(found, path):
+        if is_drivable(way.tags):
+            tracker.add_way(way.id)
+            tracker.add_references(way)
+    return tracker
+
+
+def _located_ways(source: Any, path: Path, tracker: osmium.IdTracker) -> Iterator[Any]:
+    """Read 2: the drivable ways with their nodes' locations.
+
+    Only the drivable ways' nodes are stored (osmium's id filter comes before the
+    location handler), so memory grows with the file's roads, not with all its nodes
+    (buildings' and land use's nodes are most of an extract's).
+    """
+    from stations_generator.osm.one_pass import location_index
+
+    def read(storage: str) -> Iterator[Any]:
+        # Held here for the whole read: osmium's iterator does not keep them alive.
+        index = osmium.index.create_map(storage)
+        locations = osmium.NodeLocationsForWays(index)
+        locations.ignore_errors()
+        handlers = [tracker.id_filter(), locations, osmium.filter.EntityFilter(osmium.osm.WAY)]
+        with osmium.io.Reader(source, osmium.osm.NODE | osmium.osm.WAY) as reader:
+            yield from osmium.OsmFileIterator(reader, *handlers)
+
+    with location_index(Path(path)) as storage:
+        yield from iterate(read(storage), path)
+
+
 def _in_box(run: list[tuple[int, float, float]], box: BBox) -> bool:
     return any(box[0] <= x <= box[2] and box[1] <= y <= box[3] for _, x, y in run)
 
@@ -134,18 +174,11 @@ def read_drive_graph(
 
     source = open_extract(path)
     box = check_bbox(bbox)
-    processor = (
-        osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY)
-        .with_locations()
-        .with_filter(osmium.filter.EntityFilter(osmium.osm.WAY))
-        .with_filter(osmium.filter.KeyFilter("highway"))
-    )
+    tracker = _drivable_ways(source, path)
     nodes: dict[int, tuple[float, float]] = {}
     ways: list[tuple[int, list[int], dict[str, str]]] = []
     trimmed = dropped = 0
-    for way in iterate(processor, path):
-        if not is_drivable(way.tags):
-            continue
+    for way in _located_ways(source, path, tracker):
         runs = list(_runs(way))
         complete = len(runs) == 1 and len(runs[0]) == len(way.nodes)
         if not complete and clipped == "drop":

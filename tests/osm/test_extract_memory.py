@@ -17,6 +17,7 @@ from support.paths import EXTRACTS
 from support.tiled_osm import load, write_tiles
 
 from stations_generator.osm import layers, one_pass
+from stations_generator.osm.roads import is_drivable, read_drive_graph
 
 # Slow: writing the 8-tile extract and reading it take ~8 s (the quick loop's budget).
 pytestmark = pytest.mark.slow
@@ -146,3 +147,18 @@ def test_the_assembler_gets_only_the_relations_it_can_complete(tiles, monkeypatc
     assert 0 < len(complete) < len(kept), (len(complete), len(kept))
     built = {int(k.split("/")[1]) for name in areas for k, _, _ in found[name] if "relation/" in k}
     assert built and built <= complete
+
+
+def test_the_road_graph_stores_only_the_drivable_ways_nodes(tiles, monkeypatch):
+    """``read_drive_graph`` (``route``, ``calibrate``) stores the locations of the drivable
+    ways' nodes (counted here with plain osmium) and of no other node of the file."""
+    for path in tiles.values():
+        stored, graph = _stored_nodes(monkeypatch, lambda path=path: read_drive_graph(path))
+        drivable = osmium.FileProcessor(str(path), osmium.osm.WAY).with_filter(
+            osmium.filter.KeyFilter("highway")
+        )
+        needed = {n.ref for w in drivable if is_drivable(dict(w.tags)) for n in w.nodes}
+        in_file = _file_nodes(path)
+        assert graph.number_of_edges() > 0
+        assert stored == len(needed & in_file), (path.name, stored, len(needed & in_file))
+        assert stored < len(in_file) / 3, (path.name, stored, len(in_file))
