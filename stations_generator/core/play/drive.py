@@ -28,6 +28,7 @@ from typing import Literal, Protocol
 import networkx as nx
 
 from stations_generator.core.geo.geodesy import geodesic_distance
+from stations_generator.core.play.highways import DRIVABLE_HIGHWAYS
 from stations_generator.core.play.routes import Station
 
 __all__ = [
@@ -46,26 +47,6 @@ __all__ = [
 ]
 
 Method = Literal["road", "great-circle"]
-
-#: ``highway=*`` values of roads a car may drive (the road network of drive times).
-DRIVABLE_HIGHWAYS: frozenset[str] = frozenset(
-    {
-        "motorway",
-        "motorway_link",
-        "trunk",
-        "trunk_link",
-        "primary",
-        "primary_link",
-        "secondary",
-        "secondary_link",
-        "tertiary",
-        "tertiary_link",
-        "unclassified",
-        "residential",
-        "living_street",
-        "road",
-    }
-)
 
 GREAT_CIRCLE_SPEED_KPH = 40.0
 """Assumed average speed along the straight line when there is no road path.

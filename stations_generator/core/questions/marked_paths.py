@@ -53,7 +53,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.core.geo.shapes import AzimuthalFrame
-from stations_generator.core.play.drive import DRIVABLE_HIGHWAYS
+from stations_generator.core.play.highways import DRIVABLE_HIGHWAYS
 from stations_generator.core.questions.geometry import AreaQuestion, LonLat
 from stations_generator.core.questions.legal import QuestionError
 
