@@ -8,16 +8,20 @@ so the useful work stays that of one tile while the reading grows with the file.
 
 In ONE run, for each size, each a fresh process (wall and CPU seconds, peak RSS):
 
-* the floor: ``osmium tags-filter`` (osmium-tool, C++) over the same file with the
-  catalogue's point tags, writing a PBF;
-* ``generate`` with an empty extract cache (the first read), then cached;
-* the ratios first / tags-filter and cached / first, and the growth of the first run's
-  peak RSS per tile between sizes (MiB/tile);
+* the floor: ``osmium tags-filter`` (osmium-tool, C++) over the same file, writing a PBF,
+  with the same tags as the first read asks for -- every layer the extract cache keeps:
+  the catalogue's point tags, the area and line layers' tags and the route relations --
+  and, for comparison, with the point tags alone;
+* the first read alone: ``extract index`` (every cached layer, into an empty cache);
+* ``generate`` with an empty extract cache (the first read and the station map), then
+  cached;
+* the ratios read / tags-filter, first / tags-filter and cached / first, and the growth
+  of the first run's peak RSS per tile between sizes (MiB/tile);
 * whether the station map is byte-identical to the one from the real extract alone
   (1 tile), cached and uncached.
 
-Targets (issue 41): first ≤ 1.0× tags-filter at 32 and 256 tiles, cached ≤ 0.25×
-first, peak ≤ 1.0 GB at every size, growth < 0.5 MiB/tile.
+Targets (issue 41): first ≤ 1.0× tags-filter (same tags) at 32 and 256 tiles, cached
+≤ 0.25× first, peak ≤ 1.0 GB at every size, growth < 0.5 MiB/tile.
 
     python bench/bench_extract.py [--tiles 32 256 1024] [--extract-dir DIR] [--commands]
 
@@ -176,17 +180,28 @@ def probe(extract: Path, unfiltered: bool) -> None:
         print(f"read_points, Python predicate: {time.process_time() - t:.1f} s CPU")
 
 
-def tags_filter_expressions(folder: Path) -> Path | None:
-    """The catalogue's point tags as an ``osmium tags-filter -e`` file (None without osmium)."""
+def tags_filter_expressions(folder: Path) -> dict[str, Path] | None:
+    """``osmium tags-filter -e`` files (None without osmium): ``"same"``, the tags the
+    first read asks for (every cached layer's: points, areas, lines, route relations),
+    and ``"points"``, the catalogue's point tags alone."""
     from stations_generator.core.catalogue import load_catalogue
+    from stations_generator.osm.layers import AREA_LAYERS, LINE_LAYERS
 
     if shutil.which("osmium") is None:
         return None
-    pre = load_catalogue().prefilter()
-    lines = sorted(f"{k}={v}" for k, v in pre.pairs) + sorted(pre.keys)
-    path = folder / "tags.txt"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+
+    def expressions(prefilters) -> set[str]:
+        return {f"{k}={v}" for p in prefilters for k, v in p.pairs} | {
+            k for p in prefilters for k in p.keys
+        }
+
+    points = expressions([load_catalogue().prefilter()])
+    shapes = expressions([spec.prefilter for spec in {**AREA_LAYERS, **LINE_LAYERS}.values()])
+    files = {}
+    for name, lines in (("same", points | shapes | {"r/type=route"}), ("points", points)):
+        files[name] = folder / f"tags-{name}.txt"
+        files[name].write_text("\n".join(sorted(lines)) + "\n")
+    return files
 
 
 def extract_for(tiles: int, extract_dir: Path | None, folder: Path) -> Path:
@@ -206,7 +221,7 @@ def extract_for(tiles: int, extract_dir: Path | None, folder: Path) -> Path:
     return path
 
 
-def measure(tiles: int, extract: Path, folder: Path, expressions: Path | None) -> dict:
+def measure(tiles: int, extract: Path, folder: Path, expressions: dict[str, Path] | None) -> dict:
     """tags-filter, first and cached ``generate`` of one extract; outputs compared to 1 tile."""
     cache = folder / f"cache-{tiles}"
     env = {
@@ -215,12 +230,15 @@ def measure(tiles: int, extract: Path, folder: Path, expressions: Path | None) -
         "STATIONS_GENERATOR_EXTRACT_CACHE_DIR": str(cache),
     }
     row: dict = {"tiles": tiles, "mb": extract.stat().st_size / 1e6}
-    if expressions is not None:
+    for name, tags in (expressions or {}).items():
         out = folder / "filtered.osm.pbf"
-        args = ["osmium", "tags-filter", "-e", str(expressions), str(extract)]
-        row["floor"] = timed_process([*args, "-o", str(out), "--overwrite"], env)
+        args = ["osmium", "tags-filter", "-e", str(tags), str(extract)]
+        row[f"floor-{name}"] = timed_process([*args, "-o", str(out), "--overwrite"], env)
         out.unlink(missing_ok=True)
     cli = [sys.executable, "-c", "from stations_generator.cli import run; run()"]
+    # The read alone: every layer into an empty cache, as the first generate reads it.
+    row["read"] = timed_process([*cli, "-q", "extract", "index", str(extract)], env)
+    shutil.rmtree(cache, ignore_errors=True)
     gen = [*cli, "-q", "generate", str(ZONE), "--osm", str(extract)]
     row["first"] = timed_process([*gen, "-o", str(folder / f"first-{tiles}")], env)
     row["cached"] = timed_process([*gen, "-o", str(folder / f"cached-{tiles}")], env)
@@ -242,22 +260,32 @@ def same_outputs(folder: Path, tiles: int) -> bool:
 def print_table(rows: list[dict], folder: Path) -> None:
     """The numbers table (markdown) and the RSS growth per tile."""
     print(
-        "\n| tiles | PBF MB | tags-filter s (CPU) | first s (CPU) | first / tags-filter"
-        " wall (CPU) | cached s | cached / first | peak RSS MiB: tags-filter / first / cached"
-        " | same stations as 1 tile |\n|---|---|---|---|---|---|---|---|---|"
+        "\n| tiles | PBF MB | tags-filter s (CPU): same tags / point tags | read s (CPU)"
+        " | read / tags-filter (same tags) wall (CPU) | first generate s (CPU)"
+        " | first / tags-filter wall (CPU): same tags / point tags | cached s | cached / first"
+        " | peak RSS MiB: tags-filter (same tags) / read / first / cached"
+        " | same stations as 1 tile |\n|---|---|---|---|---|---|---|---|---|---|---|"
     )
     for r in rows:
         fw, fc, frss = r["first"]
         cw, _, crss = r["cached"]
-        if "floor" in r:
-            tw, tc, trss = r["floor"]
-            floor = f"{tw:.1f} ({tc:.1f})"
-            ratio = f"{fw / tw:.2f} ({fc / tc:.2f})"
-        else:
-            floor, ratio, trss = "-", "-", float("nan")
+        floors, ratios = [], []
+        for name in ("same", "points"):
+            if f"floor-{name}" in r:
+                tw, tc, _ = r[f"floor-{name}"]
+                floors.append(f"{tw:.1f} ({tc:.1f})")
+                ratios.append(f"{fw / tw:.2f} ({fc / tc:.2f})")
+        floor = " / ".join(floors) or "-"
+        ratio = " / ".join(ratios) or "-"
+        trss = r["floor-same"][2] if "floor-same" in r else float("nan")
+        rw, rc, rrss = r["read"]
+        read_ratio = "-"
+        if "floor-same" in r:
+            read_ratio = f"{rw / r['floor-same'][0]:.2f} ({rc / r['floor-same'][1]:.2f})"
         print(
-            f"| {r['tiles']} | {r['mb']:.0f} | {floor} | {fw:.1f} ({fc:.1f}) | {ratio} | {cw:.2f} "
-            f"| {cw / fw:.2f} | {trss:.0f} / {frss:.0f} / {crss:.0f} "
+            f"| {r['tiles']} | {r['mb']:.0f} | {floor} | {rw:.1f} ({rc:.1f}) | {read_ratio} "
+            f"| {fw:.1f} ({fc:.1f}) | {ratio} | {cw:.2f} | {cw / fw:.2f} "
+            f"| {trss:.0f} / {rrss:.0f} / {frss:.0f} / {crss:.0f} "
             f"| {same_outputs(folder, r['tiles'])} |"
         )
     print("\nfirst run's peak RSS growth:")
