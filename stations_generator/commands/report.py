@@ -2,11 +2,14 @@
 
 Offline, from the same OSM files ``generate`` reads. A table goes to stderr, JSON to
 stdout (or ``-o FILE``), and with ``--html`` a page with the table and a map that has
-one layer per subject.
+one layer per subject. The subjects drawn as lines and areas (coastline, water, admin
+areas, landmasses, marked paths) and the sea level are judged from the referee's own
+data (:mod:`stations_generator.app.availability_report`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -16,6 +19,7 @@ import click
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from stations_generator.app.availability_report import layer_subjects
 from stations_generator.commands.options import CONTEXT, METRES, check_outputs
 from stations_generator.core.catalogue import load_catalogue
 from stations_generator.core.geo.coverage import check_coverage
@@ -72,7 +76,13 @@ def _reading_box(area: BaseGeometry, margin_m: float) -> BaseGeometry:
     type=METRES(min=0),
     default=DEFAULT_MARGIN_M,
     show_default=True,
-    help="Metres beyond the area where a matching / measuring place still counts.",
+    help="Metres beyond the area where a matching / measuring place, line or area still counts.",
+)
+@click.option(
+    "--dem",
+    "dem_file",
+    type=click.Path(path_type=Path),
+    help="Elevation file (GeoTIFF, SRTM .hgt) covering the area, to judge the sea-level question.",
 )
 @click.option(
     "-o", "--output", type=click.Path(path_type=Path), help="JSON file [default: stdout]."
@@ -88,6 +98,7 @@ def report(
     osm_files: tuple[Path, ...],
     category_files: tuple[Path, ...],
     margin: float,
+    dem_file: Path | None,
     output: Path | None,
     html_file: Path | None,
 ) -> None:
@@ -97,6 +108,12 @@ def report(
     stations, transit lines, …): how many lie inside the area and within reach of it,
     and a verdict per question: usable, only one (matching is always "same"), or none
     (drop it before the game). Offline, from the OSM files `generate` reads.
+
+    From an OSM extract (.osm.pbf …) also the questions read from its geometry, as the
+    referee reads it: coastline and body of water (measuring), admin areas per level
+    (matching zone, measuring border), landmass and marked path (matching, JLTG.EU
+    house rules); with --dem the sea level. Overpass JSON has no such layers: those
+    are "not assessed".
 
     \b
     Example:
@@ -108,7 +125,9 @@ def report(
     files = check_outputs(output, html_file)
     # Both files (they may be in two folders) appear together, or not at all.
     with output_set(Path(), files) as outputs:
-        area, places, data, result = _build_report(play_area, osm_files, category_files, margin)
+        area, places, data, result = _build_report(
+            play_area, osm_files, category_files, margin, dem_file
+        )
         document = {
             "play_area": play_area.name,
             "sources": list(data.sources),
@@ -130,10 +149,14 @@ def report(
         click.echo(text, nl=False)
 
 
-def _build_report(play_area: Path, osm_files, category_files, margin: float):
-    """Read the area and the data, count the subjects, print the table: (area, places, data, result)."""
+def _build_report(play_area: Path, osm_files, category_files, margin: float, dem: Path | None):
+    """Read the area and the data, judge the subjects, print the table: (area, places, data, result)."""
     area = load_polygons(play_area, log.warning)
     catalogue = report_catalogue(load_catalogue(category_files))
+    if dem is not None:  # a DEM that cannot be read fails before the OSM reads
+        from stations_generator.formats.dem import check_dem_path  # rasterio: only here
+
+        check_dem_path(dem)
     data = sources.read_files(osm_files, (), _reading_box(area, margin), catalogue, water=False)
     log.debug(f"read {len(data.elements)} OSM objects from " + ", ".join(data.sources))
     check_coverage(area, osm_files, [(e.lon, e.lat) for e in data.elements], warn=log.warning)
@@ -153,6 +176,9 @@ def _build_report(play_area: Path, osm_files, category_files, margin: float):
         margin_m=margin,
         catalogue=catalogue,
         notes=notes,
+    )
+    result = dataclasses.replace(
+        result, layers=layer_subjects(area, osm_files, catalogue, margin, dem)
     )
     for line in format_table(result).splitlines():
         log.info(line)

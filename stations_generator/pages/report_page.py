@@ -11,7 +11,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.core.geo.geodesy import LocalFrame
-from stations_generator.core.questions.availability import VERDICT_TEXT, Report
+from stations_generator.core.questions.availability import VERDICT_TEXT, Report, SubjectReport
 from stations_generator.pages.offline import (
     StyledBlock,
     add_area,
@@ -44,7 +44,8 @@ _TABLE_STYLE = """        <style>
         #sg-report .usable { color: #1b5e20; }
         #sg-report .only_one { color: #e65100; }
         #sg-report .none { color: #b71c1c; font-weight: bold; }
-        #sg-report .unknown { color: #555; font-style: italic; }
+        #sg-report .unknown, #sg-report .not_assessed { color: #555; font-style: italic; }
+        #sg-report tr.sg-layers td { padding-top: 10px; font-weight: normal; font-style: italic; }
         </style>
 """
 
@@ -56,32 +57,47 @@ def _table_html(report: Report, title: str) -> str:
         '<div id="sg-report">',
         f"<h2>Question availability: {html_text(title)}</h2>",
         f"<p>Play area {report.area_km2:.1f} km². Verdicts: usable · only one · none "
-        "(drop the question before the game).</p>",
+        "(drop the question before the game) · not assessed (the input lacks the data).</p>",
         # a phone scrolls the table sideways; the box takes the focus for the keyboard
         '<div class="sg-table" tabindex="0" role="region" aria-label="Question availability">'
         "<table><thead><tr>" + "".join(f"<th>{html_text(h)}</th>" for h in head) + "</tr></thead>",
         "<tbody>",
     ]
     for row in report.subjects:
-        cells = [f"<td>{html_text(row.label)}</td>", f'<td class="n">{row.inside}</td>']
-        for reach in (2000.0, 25000.0, report.margin_m):
-            value = row.within.get(reach)
-            cells.append(f'<td class="n">{"-" if value is None else value}</td>')
-        for question in ("matching", "measuring", "tentacles"):
-            found = [q for q in row.questions if q.question == question]
-            if not found:
-                cells.append("<td>-</td>")
-                continue
-            q = found[0]
-            cells.append(
-                f'<td class="{q.verdict}" title="{html_text(q.note)}">'
-                f"{html_text(VERDICT_TEXT[q.verdict])}</td>"
-            )
-        out.append(f'<tr data-subject="{html_text(row.subject)}">{"".join(cells)}</tr>')
+        out.append(_row_html(row, report.margin_m))
+    if report.layers:
+        out.append(
+            '<tr class="sg-layers"><td colspan="8">Read from the extract\'s geometry and the '
+            "DEM, as the referee reads them</td></tr>"
+        )
+        out.extend(_row_html(row, report.margin_m) for row in report.layers)
     out.append("</tbody></table></div>")
+    explained = report.explanations()
+    if explained:
+        out.append("<ul>" + "".join(f"<li>{html_text(e)}</li>" for e in explained) + "</ul>")
     out.extend(f"<p>Note: {html_text(n)}</p>" for n in report.notes)
     out.append("<p>Map data © OpenStreetMap contributors, ODbL 1.0</p></div>")
     return "".join(out)
+
+
+def _row_html(row: SubjectReport, margin_m: float) -> str:
+    """One subject's table row: its counts and a cell per question (the note as its title)."""
+    inside = "-" if row.inside is None else row.inside
+    cells = [f"<td>{html_text(row.label)}</td>", f'<td class="n">{inside}</td>']
+    for reach in (2000.0, 25000.0, margin_m):
+        value = row.within.get(reach)
+        cells.append(f'<td class="n">{"-" if value is None else value}</td>')
+    for question in ("matching", "measuring", "tentacles"):
+        found = [q for q in row.questions if q.question == question]
+        if not found:
+            cells.append("<td>-</td>")
+            continue
+        q = found[0]
+        cells.append(
+            f'<td class="{q.verdict}" title="{html_text(q.note)}">'
+            f"{html_text(VERDICT_TEXT[q.verdict])}</td>"
+        )
+    return f'<tr data-subject="{html_text(row.subject)}">{"".join(cells)}</tr>'
 
 
 def report_page(

@@ -191,9 +191,12 @@ def test_report_names_major_city_in_one_place(tmp_path):
     (not_assessed,) = [
         line for line in result.stderr.splitlines() if line.startswith("not assessed")
     ]
-    assert "major city" not in not_assessed and "coastline" in not_assessed
+    # the extract's coastline is assessed; the sea level needs --dem
+    assert "major city" not in not_assessed and "coastline" not in not_assessed
+    assert "sea level" in not_assessed
     document = json.loads((tmp_path / "report.json").read_text())
     assert "major_city" not in document["not_assessed"]
+    assert list(document["not_assessed"]) == ["sea_level"]
     assert any(s["subject"] == "major_city" for s in document["subjects"])
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from support.cli_runs import one_command
 from support.paths import REPO, SIOUX
 
 from stations_generator import InputError, build_station_map
@@ -19,8 +20,6 @@ from stations_generator.app.maps import (
     read_station_metadata,
     write_map_html,
 )
-from stations_generator.cli import Group
-from stations_generator.commands.console import use_console
 from stations_generator.commands.maps import map_command
 from stations_generator.formats.geojson import (
     candidates_feature_collection,
@@ -322,13 +321,7 @@ def test_reader_points_a_candidates_file_to_the_option(files):
 
 
 def cli() -> click.Group:
-    @click.group(cls=Group)
-    @click.pass_context
-    def group(ctx: click.Context) -> None:
-        use_console(ctx, 0)
-
-    group.add_command(map_command)
-    return group
+    return one_command(map_command)
 
 
 def test_map_command_writes_the_page(files, page, tmp_path):

@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import click
 from click.testing import CliRunner, Result
 
-from stations_generator.cli import main
+from stations_generator.cli import Group, main
+from stations_generator.commands.console import use_console
 
 
 def run(*args: object, catch_exceptions: bool = False) -> Result:
     """``stations-generator ARGS…`` in this process; an exception escapes unless caught."""
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=catch_exceptions)
+
+
+def one_command(command: click.Command) -> click.Group:
+    """A group holding ``command`` alone, its console set up as the real one sets it up
+    (so a test can invoke the command by its name without the whole program)."""
+
+    @click.group(cls=Group)
+    @click.pass_context
+    def group(ctx: click.Context) -> None:
+        use_console(ctx, 0)
+
+    group.add_command(command)
+    return group
 
 
 def run_caught(*args: object) -> Result:

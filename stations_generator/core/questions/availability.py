@@ -18,6 +18,10 @@ gives each question that uses the subject a verdict:
                relations to count lines from
 =============  ===============================================================
 
+The subjects read from geometry (coastline, water, admin areas, landmasses, marked paths,
+sea level) are judged by :mod:`stations_generator.app.availability_report` from the
+referee's own data, as :attr:`Report.layers` (``not_assessed`` without their data).
+
 Reach, per question:
 
 * **tentacles** — places within the question's radius of the area: 25 km for zoos,
@@ -62,11 +66,15 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MARGIN_M",
     "EXTRA_CATEGORIES",
+    "LAYER_LABELS",
+    "NEEDS_DEM",
+    "NEEDS_EXTRACT",
     "NOT_ASSESSED",
     "QuestionVerdict",
     "Report",
     "SubjectReport",
     "TENTACLES_RADIUS_M",
+    "area_points",
     "build_report",
     "data_extent_note",
     "format_table",
@@ -129,14 +137,25 @@ MEASURING_SUBJECTS = frozenset(
     }
 )
 
+LAYER_LABELS: dict[str, str] = {
+    "coastline": "Coastline",
+    "body_of_water": "Body of water",
+    "admin_border": "Admin areas",
+    "landmass": "Landmass",
+    "marked_path": "Marked path",
+    "sea_level": "Sea level",
+}
+"""The subjects read from geometry layers and the DEM, and their labels."""
+NEEDS_EXTRACT = "needs an OSM extract (.osm.pbf)"
+NEEDS_DEM = "needs an elevation model (--dem FILE)"
 # Major city is a catalogue subject (place=city), counted in the table like any other, so
 # it is not listed here too (issue 13: it was in both, once as "none", once "not assessed").
 NOT_ASSESSED: dict[str, str] = {
-    "coastline": "needs coastline geometry",
-    "body_of_water": "needs water geometry beyond the area",
-    "admin_border": "needs administrative boundaries",
+    **{s: NEEDS_EXTRACT for s in LAYER_LABELS if s != "sea_level"},
+    "sea_level": NEEDS_DEM,
 }
-"""Question subjects of the rules that this report does not count, and why."""
+"""Why each geometry subject is not assessed without its data (Overpass JSON has no
+geometry layers); all of ``not_assessed`` when a report has no :attr:`Report.layers`."""
 
 PROBE_SUBJECTS = (
     "zoo",
@@ -196,6 +215,7 @@ VERDICT_TEXT = {
     "only_one": "only one",
     "none": "none",
     "unknown": "unknown",
+    "not_assessed": "not assessed",
 }
 
 
@@ -309,7 +329,7 @@ class QuestionVerdict:
     count : int
         Places within reach.
     verdict : str
-        ``"usable"``, ``"only_one"``, ``"none"`` or ``"unknown"``.
+        ``"usable"``, ``"only_one"``, ``"none"``, ``"unknown"`` or ``"not_assessed"``.
     note : str
         Why, in a few words.
     """
@@ -338,8 +358,9 @@ class SubjectReport:
     Attributes
     ----------
     subject, label : str
-    inside : int
-        Places inside the play area.
+    inside : int or None
+        Places inside the play area (geometry subjects: zones, landmasses, paths or
+        features there; None when not counted).
     within : dict of float to int
         Places within each reach distance of the area (0 m = inside).
     nearest_in_area : int or None
@@ -352,7 +373,7 @@ class SubjectReport:
 
     subject: str
     label: str
-    inside: int
+    inside: int | None
     within: dict[float, int]
     nearest_in_area: int | None
     questions: tuple[QuestionVerdict, ...]
@@ -385,6 +406,19 @@ class Report:
     area_km2: float
     margin_m: float
     notes: tuple[str, ...] = ()
+    layers: tuple[SubjectReport, ...] = ()
+    """Subjects judged from geometry layers and the DEM (``layer_subjects`` in JSON)."""
+
+    def not_assessed(self) -> dict[str, str]:
+        """Subjects not assessed and why: the layers' own, or all of :data:`NOT_ASSESSED`."""
+        if not self.layers:
+            return dict(NOT_ASSESSED)
+        return {
+            row.subject: q.note
+            for row in self.layers
+            for q in row.questions
+            if q.verdict == "not_assessed"
+        }
 
     def subject(self, name: str) -> SubjectReport:
         """The row of subject ``name`` (KeyError if absent)."""
@@ -393,6 +427,23 @@ class Report:
                 return row
         raise KeyError(name)
 
+    def explanations(self) -> list[str]:
+        """Why each geometry question that is not usable is not; what is not assessed."""
+        lines = [
+            f"{row.label}, {q.question}: {VERDICT_TEXT[q.verdict]} — {q.note}"
+            for row in self.layers
+            for q in row.questions
+            if q.verdict not in ("usable", "not_assessed")
+        ]
+        why: dict[str, list[str]] = {}
+        for subject, reason in self.not_assessed().items():
+            why.setdefault(reason, []).append(subject.replace("_", " "))
+        if why:
+            lines.append(
+                "not assessed: " + "; ".join(f"{', '.join(s)} — {r}" for r, s in why.items())
+            )
+        return lines
+
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready dict (what ``report`` writes)."""
         return {
@@ -400,7 +451,8 @@ class Report:
             "margin_m": self.margin_m,
             "verdicts": dict(VERDICT_TEXT),
             "subjects": [s.to_json() for s in self.subjects],
-            "not_assessed": dict(NOT_ASSESSED),
+            "layer_subjects": [s.to_json() for s in self.layers],
+            "not_assessed": self.not_assessed(),
             "notes": list(self.notes),
         }
 
@@ -435,6 +487,28 @@ def _area_samples(area_m: BaseGeometry, target: int = 2500) -> np.ndarray:
     samples = np.column_stack([gx.ravel()[inside], gy.ravel()[inside]])
     anchor = area_m.representative_point()
     return np.vstack([samples, [[anchor.x, anchor.y]]])
+
+
+def area_points(area: BaseGeometry, target: int = 2500) -> tuple[np.ndarray, np.ndarray]:
+    """Grid points inside the area (lon, lat): where the matching verdicts sample it.
+
+    Parameters
+    ----------
+    area : shapely Polygon or MultiPolygon
+        WGS84.
+    target : int
+        About how many points.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Longitudes and latitudes, a representative point last.
+    """
+    frame = LocalFrame.for_bounds(area.bounds)
+    area_m = shapely.transform(area, lambda xy: np.column_stack(frame.project(xy[:, 0], xy[:, 1])))
+    samples = _area_samples(area_m, target)
+    lon, lat = frame.unproject(samples[:, 0], samples[:, 1])
+    return np.asarray(lon), np.asarray(lat)
 
 
 def _distinct_nearest(x: np.ndarray, y: np.ndarray, samples: np.ndarray) -> int:
@@ -691,29 +765,23 @@ def format_table(report: Report) -> str:
     Returns
     -------
     str
-        Header, one line per subject, then the notes; no trailing newline.
+        Header, one line per subject (the geometry subjects last), why each geometry
+        question that is not usable is not, what is not assessed, the notes; no
+        trailing newline.
     """
     margin = f"≤{report.margin_m / 1000:g} km"
     header = ["subject", "inside", "≤2 km", "≤25 km", margin, "matching", "measuring", "tentacles"]
     lines = [header]
-    for row in report.subjects:
+    for row in (*report.subjects, *report.layers):
         within = row.within
 
         def count(reach: float, within: Mapping[float, int] = within) -> str:
             return str(within[reach]) if reach in within else "-"
 
-        lines.append(
-            [
-                row.label,
-                str(row.inside),
-                count(2000.0),
-                count(25000.0),
-                count(report.margin_m),
-                _cell(row, "matching"),
-                _cell(row, "measuring"),
-                _cell(row, "tentacles"),
-            ]
-        )
+        inside = "-" if row.inside is None else str(row.inside)
+        counts = [count(2000.0), count(25000.0), count(report.margin_m)]
+        questions = [_cell(row, q) for q in ("matching", "measuring", "tentacles")]
+        lines.append([row.label, inside, *counts, *questions])
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     numeric = {1, 2, 3, 4}
     text = []
@@ -723,8 +791,6 @@ def format_table(report: Report) -> str:
             for i, cell in enumerate(line)
         ]
         text.append("  ".join(cells).rstrip())
-    text.append(
-        "not assessed: " + ", ".join(k.replace("_", " ") for k in NOT_ASSESSED) + " (no data)"
-    )
+    text.extend(report.explanations())
     text.extend(f"note: {note}" for note in report.notes)
     return "\n".join(text)

@@ -12,19 +12,20 @@ import pytest
 import shapely
 from click.testing import CliRunner
 from shapely.geometry import Point
+from support.cli_runs import one_command
 from support.paths import EXTRACTS, REPO, SIOUX
 
 from stations_generator import load_catalogue, load_polygons
-from stations_generator.cli import Group
-from stations_generator.commands.console import use_console
 from stations_generator.commands.report import report
 from stations_generator.core.questions.availability import (
+    NEEDS_DEM,
     build_report,
     format_table,
     report_catalogue,
     report_subjects,
     subject_places,
 )
+from stations_generator.osm import layers
 from stations_generator.osm.sources import read_files
 
 ZONE = REPO / "zones" / "sioux-falls.geojson"
@@ -35,13 +36,7 @@ HELSINKI_BOX = (24.935, 60.164, 24.953, 60.179)
 
 
 def cli() -> click.Group:
-    @click.group(cls=Group)
-    @click.pass_context
-    def group(ctx: click.Context) -> None:
-        use_console(ctx, 0)
-
-    group.add_command(report)
-    return group
+    return one_command(report)
 
 
 def run(*args):
@@ -212,6 +207,21 @@ def test_helsinki_has_rail_and_a_single_consulate(helsinki):
     assert consulate["within_m"]["50000"] == 1
     assert verdict(helsinki, "consulate", "matching") == "only_one"
     assert verdict(helsinki, "consulate", "measuring") == "usable"
+
+
+def test_helsinki_coast_and_streets_from_the_extract(helsinki):
+    # The extract's own layers (osm/layers.py) hold the Gulf of Finland's coastline.
+    coast = [r for r in helsinki["layer_subjects"] if r["subject"] == "coastline"]
+    (measuring,) = coast[0]["questions"]
+    assert measuring["verdict"] == "usable"
+    assert measuring["count"] == len({k for k, _, _ in layers.lines(HELSINKI, "coastline")}) > 0
+    paths = [r for r in helsinki["layer_subjects"] if r["subject"] == "marked_path"][0]
+    assert paths["questions"][0]["verdict"] == "usable" and paths["inside"] >= 2
+    # the keys written before the geometry subjects are all still there
+    assert {"area_km2", "margin_m", "verdicts", "subjects", "not_assessed", "notes"} <= set(
+        helsinki
+    )
+    assert helsinki["not_assessed"] == {"sea_level": NEEDS_DEM}
 
 
 # --------------------------------------------------------------------------- core, errors
