@@ -46,6 +46,7 @@ __all__ = [
     "all_items",
     "centre",
     "check_bbox",
+    "extract_format",
     "in_bbox",
     "iterate",
     "keeps",
@@ -105,6 +106,16 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def extract_format(path: Path | str) -> str | None:
+    """osmium's name of an extract's format from its file name (``"pbf"``, ``"osm.gz"``,
+    …), or None for a suffix the readers do not accept (:data:`EXTRACT_SUFFIXES`)."""
+    name = Path(os.fspath(path)).name.lower()
+    return next(
+        (_FORMATS[s] for s in sorted(_FORMATS, key=len, reverse=True) if name.endswith(s)),
+        None,
+    )
+
+
 def open_extract(path: Path | str) -> osmium.io.File:
     """Check an extract's path and suffix, and open it for osmium.
 
@@ -126,11 +137,7 @@ def open_extract(path: Path | str) -> osmium.io.File:
     import osmium
 
     shown = os.fspath(path)
-    name = Path(shown).name.lower()
-    fmt = next(
-        (_FORMATS[s] for s in sorted(_FORMATS, key=len, reverse=True) if name.endswith(s)),
-        None,
-    )
+    fmt = extract_format(shown)
     if fmt is None:
         suffix = "".join(Path(shown).suffixes) or "none"
         raise InputError(

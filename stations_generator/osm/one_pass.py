@@ -46,6 +46,17 @@ kept (~0.17 the admin polygons alone, every level's). The id sets cannot grow pa
 (largest id / 2**25) chunks: for real OSM ids about 170 MiB for ways and, for an
 extract whose nodes span the planet's id range, 1.5 GiB for nodes -- pyosmium offers no
 sparser id filter.
+
+Real ids are that spread even in a small extract: a city centre's 24,000 nodes fall in
+185 blocks of 2**25 ids, 740 MiB of node id set. So after read 1 the reader compares
+the two costs (:func:`stores_every_node`: 4 MiB per block the needed nodes' ids fall
+in, against 16 bytes per node of the file, bounded from its size) and, where storing
+every node is cheaper, does: no node id set, read 2 only finds the member ways (and
+the complete relations), read 3 stores every location and lets the tracked ways
+through by id. Same layers either way (tested on every bundled extract). Peak RSS of
+:func:`read_layers` with every layer: 168 MiB on the Helsinki centre extract (752
+tracking), 135 on Monaco's (378), 118 on Krems' (299); the tiled extracts' dense ids
+keep tracking (one block holds a tile's needed nodes).
 """
 
 from __future__ import annotations
@@ -55,10 +66,11 @@ import os
 import sys
 import tempfile
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import osmium
 import osmium.filter
 import shapely
@@ -71,6 +83,7 @@ from stations_generator.osm.extract_io import (
     Extent,
     all_items,
     centre,
+    extract_format,
     iterate,
     open_extract,
     polygonal,
@@ -81,13 +94,13 @@ from stations_generator.osm.extract_io import (
 )
 from stations_generator.osm.routes import is_route, make_routes, stop_nodes
 
-__all__ = ["geometry_read", "location_index", "read_layers"]
+__all__ = ["geometry_read", "location_index", "read_layers", "stores_every_node"]
 
 
 class _Relations:
     """The first read's relation filter, which also collects the points' relations, the
-    transit routes (their stops go into the tracker) and the area relations (their
-    member ways go into the tracker; read 2 hands the complete ones to the assembler).
+    transit routes (and their stops' ids) and the area relations (their member ways go
+    into the tracker; read 2 hands the complete ones to the assembler).
 
     A relation's members are read from osmium once, whatever wants them (a route is
     often a point too, and its members are many).
@@ -104,6 +117,7 @@ class _Relations:
         self.area_keeps = area_keeps
         self.route_kinds = route_kinds
         self.tracker = tracker
+        self.nodes = array("q")  # the routes' stops: their locations are needed
         self.point_rels: dict[int, tuple[dict[str, str], list, list, list]] = {}
         self.area_tags: dict[str, dict[int, dict[str, str]]] = {n: {} for n in area_keeps}
         self.routes: dict[int, tuple[dict[str, str], list[int]]] = {}
@@ -128,8 +142,7 @@ class _Relations:
                 if route:
                     stops = array("q", stop_nodes(members))
                     self.routes[rel.id] = (_kept(tags), stops)
-                    for nid in stops:
-                        self.tracker.add_node(nid)
+                    self.nodes.extend(stops)
             for name in assemble:
                 self.area_tags[name][rel.id] = _kept(tags)
             if assemble:  # its member ways go to the assembler
@@ -147,34 +160,46 @@ class _Relations:
 
 
 class _Completer:
-    """Read 2's filter: each tracked way's nodes go into the tracker (in C++) and its
-    id leaves the tracker's way set (read 3 needs it no more); an area relation passes
-    on (to the assembler's first pass) only if none of its member ways is left there:
-    all of them are in the file (ways come before relations in a sorted file).
+    """Read 2's filter: each tracked way's nodes go into the tracker (in C++, unless
+    every node is stored) and its id is noted as found; an area relation passes on (to
+    the assembler's first pass) only if all its member ways were found: all of them are
+    in the file (ways come before relations in a sorted file).
 
     osmium assembles no area from a relation with a way missing, but holds such a
     relation, and the member ways it finds, to the end of the read: in a clipped extract
     most boundary relations (the neighbouring countries') are such.
+
+    Tracking node ids, a found way leaves the tracker's way set (read 3 finds the ways
+    by their nodes and needs it no more); storing every node, read 3 finds the ways by
+    their ids, so the set stays and the found ones are noted in Python (few: the files
+    that store every node are the small ones, :func:`stores_every_node`).
     """
 
-    def __init__(self, tracker: osmium.IdTracker, area_ids: set[int]) -> None:
+    def __init__(self, tracker: osmium.IdTracker, area_ids: set[int], every_node: bool) -> None:
         self.tracker = tracker
         self.ways = tracker.way_ids()
+        self.every_node = every_node
+        self.found: set[int] = set()
         self.area_ids = area_ids
         self.incomplete: list[int] = []  # area relations with a member way missing
         self.error: BaseException | None = None
 
     def way(self, way: Any) -> bool:
-        self.tracker.add_references(way)
-        self.ways.unset(way.id)
+        if self.every_node:
+            self.found.add(way.id)
+        else:
+            self.tracker.add_references(way)
+            self.ways.unset(way.id)
         return True
+
+    def _missing(self, wid: int) -> bool:
+        return wid not in self.found if self.every_node else self.ways.get(wid)
 
     def relation(self, rel: Any) -> bool:
         if self.error is not None or rel.id not in self.area_ids:
             return True
         try:
-            missing = self.ways
-            if any(missing.get(m.ref) for m in rel.members if m.type == "w"):
+            if any(self._missing(m.ref) for m in rel.members if m.type == "w"):
                 self.incomplete.append(rel.id)
                 return True
             return False
@@ -247,8 +272,58 @@ def location_index(path: Path) -> Iterator[str]:
         yield f"sparse_file_array,{Path(tmp) / 'locations.idx'}"
 
 
+#: osmium's id sets (``IdSetDense``: the IdTracker's, the IdFilter's) take 2**22 bytes
+#: for each block of 2**25 consecutive ids that holds one they track.
+ID_BLOCK_BITS = 25
+ID_BLOCK_BYTES = 1 << 22
+#: A stored location: an 8-byte id and an 8-byte location (``sparse_mmap_array``).
+LOCATION_BYTES = 16
+#: The fewest bytes a node takes in a file of each format (ways and relations take their
+#: own), so that size / this bounds the file's nodes from above. Measured: 7.1-9.8 bytes
+#: a node in the bundled and tiled PBF extracts and Germany's (4.4 GB, ~600 M nodes),
+#: 24-30 in the bundled .osm.gz ones.
+_BYTES_A_NODE = {"pbf": 6, "o5m": 6, "osm.gz": 10, "osm.bz2": 10, "opl": 30, "osm": 40}
+
+
+def stores_every_node(path: Path, sample: Iterable[int]) -> bool:
+    """Whether storing every node's location takes less memory than tracking the ids
+    of the needed nodes.
+
+    Tracking costs 4 MiB for each block of 2**25 node ids holding a needed node
+    (:data:`ID_BLOCK_BYTES`); real OSM node ids run to ~1.3e10 and a real extract's
+    nodes, old and new, are spread over most blocks: a 24,000-node city centre would
+    take ~740 MiB to track and 0.4 MiB to store whole. Storing every node costs
+    :data:`LOCATION_BYTES` a node of the file, bounded from the file's size. A
+    country's extract tracks (its nodes fill every block anyway, at ~1.5 GiB); so does
+    an extract with dense ids (renumbered, or built by tiling).
+
+    Parameters
+    ----------
+    path : Path
+        The extract (its size and format bound its nodes).
+    sample : iterable of int
+        Ids of needed nodes (e.g. the first node of each needed way): the blocks they
+        fall in.
+
+    Returns
+    -------
+    bool
+        True to store every node.
+    """
+    per_node = _BYTES_A_NODE.get(extract_format(path) or "pbf", 6)
+    most_nodes = os.path.getsize(path) / per_node
+    ids = np.fromiter(sample, dtype=np.int64).view(np.uint64)
+    blocks = len(np.unique(ids >> np.uint64(ID_BLOCK_BITS)))
+    return LOCATION_BYTES * most_nodes < ID_BLOCK_BYTES * blocks
+
+
 def geometry_read(
-    source: Any, index: Any, manager: Any, tracker: osmium.IdTracker, area_filter: Any
+    source: Any,
+    index: Any,
+    manager: Any,
+    tracker: osmium.IdTracker,
+    area_filter: Any,
+    every_node: bool = False,
 ) -> Iterator[Any]:
     """Read 3: the tracked ways with node locations, and the assembled areas.
 
@@ -261,9 +336,13 @@ def geometry_read(
     manager : osmium.area.AreaManager or None
         The assembler, its first pass done; None for no areas.
     tracker : osmium.IdTracker
-        The nodes to store (the ways are found by their nodes).
+        The nodes to store (the ways are found by their nodes); with ``every_node``,
+        the ways to locate.
     area_filter : osmium filter
         Which assembled areas come out.
+    every_node : bool
+        Store every node's location and let the tracked ways through by their ids
+        (see :func:`stores_every_node`).
 
     Yields
     ------
@@ -283,11 +362,15 @@ def geometry_read(
     locations = osmium.NodeLocationsForWays(index)
     locations.ignore_errors()
     only_ways = osmium.filter.EntityFilter(osmium.osm.WAY)
-    handlers: list[Any] = [
-        tracker.id_filter().enable_for(osmium.osm.NODE),
-        tracker.contains_filter().enable_for(osmium.osm.WAY),
-        locations,
-    ]
+    handlers: list[Any] = (
+        [locations, tracker.id_filter().enable_for(osmium.osm.WAY)]
+        if every_node
+        else [
+            tracker.id_filter().enable_for(osmium.osm.NODE),
+            tracker.contains_filter().enable_for(osmium.osm.WAY),
+            locations,
+        ]
+    )
     buffer = None
     if manager is not None:
         buffer = osmium.BufferIterator(area_filter)
@@ -393,6 +476,9 @@ class _LayerReader:
         self.factory = osmium.geom.WKBFactory()
         self.wkbs: list[bytes | None] = []  # the areas' geometry until the read is over
         self.needed_ways: set[int] = set()  # the points' relations' member ways
+        self.nodes = array("q")  # the points' relations' member nodes
+        self.sample = array("q")  # the first node of each wanted way (stores_every_node)
+        self.every_node = False
         self.index: Any = None
 
     def read(self, storage: str) -> dict[str, list]:
@@ -402,9 +488,15 @@ class _LayerReader:
             self._add_children(list(self.rels.point_rels))
             if self.points_pre.keys:
                 self._keyed_pass()
+        known = self.rels.nodes + self.nodes  # nodes whose locations are needed
+        self.every_node = stores_every_node(Path(self.path), [*self.sample, *known])
+        if not self.every_node:
+            for nid in known:
+                self.tracker.add_node(nid)
         if not self.tracker.way_ids().empty():
             self._nodes_pass()
-        self.tracker.way_ids().clear()  # read 3 finds the ways by their nodes
+        if not self.every_node:
+            self.tracker.way_ids().clear()  # read 3 finds the ways by their nodes
         self.index = osmium.index.create_map(storage)
         self._sort_geometry_pass()
         result: dict[str, list] = {}
@@ -451,6 +543,8 @@ class _LayerReader:
                 self._point_of(obj, None, tags_of(obj))
             elif obj.is_way() and (not keyed_shapes or self._wanted_way(obj)):
                 self.tracker.add_way(obj.id)
+                if len(obj.nodes):
+                    self.sample.append(obj.nodes[0].ref)
             # (an area relation's member ways went into the tracker in rels.relation)
         if self.rels.error is not None:
             raise self.rels.error
@@ -461,7 +555,7 @@ class _LayerReader:
         assembler's first pass (ways come before relations in a sorted file)."""
         o = osmium.osm
         types = o.WAY | (o.RELATION if self.manager is not None else o.NOTHING)
-        completer = _Completer(self.tracker, self.rels.area_ids())
+        completer = _Completer(self.tracker, self.rels.area_ids(), self.every_node)
         second = osmium.FileProcessor(self.source, types)
         second = second.with_filter(self.tracker.id_filter().enable_for(o.WAY))
         second = second.with_filter(completer)
@@ -492,7 +586,9 @@ class _LayerReader:
             if pairs or keys
             else osmium.filter.EntityFilter(osmium.osm.NOTHING)
         )
-        main = geometry_read(self.source, self.index, self.manager, self.tracker, area_filter)
+        main = geometry_read(
+            self.source, self.index, self.manager, self.tracker, area_filter, self.every_node
+        )
         for obj in iterate(main, self.path):
             if obj.is_area():
                 self._area_of(obj)
@@ -579,7 +675,7 @@ class _LayerReader:
 
     def _add_children(self, rids: list[int]) -> None:
         """Member relations' node and way members join their parents' (one level); the
-        relations' member nodes and ways go into the tracker."""
+        relations' member ways go into the tracker, their member nodes are noted."""
         kept = [self.rels.point_rels[r] for r in rids]
         child_ids = {c for _, _, _, cs in kept for c in cs}
         if child_ids:
@@ -598,8 +694,7 @@ class _LayerReader:
                     nodes.extend(cn)
                     ways.extend(cw)
         for _, nodes, ways, _ in kept:
-            for nid in nodes:
-                self.tracker.add_node(nid)
+            self.nodes.extend(nodes)
             for wid in ways:
                 self.tracker.add_way(wid)
                 self.needed_ways.add(wid)

@@ -12,6 +12,7 @@ Overpass client).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -57,18 +58,26 @@ def _one_area(geoms: list[BaseGeometry]) -> BaseGeometry | None:
 
 
 def _located(path: Path, tracker: osmium.IdTracker, manager=None):
-    """The ways with a tracked node, located, and the areas ``manager`` assembles: only the
-    tracked nodes' locations are stored (see :func:`.one_pass.geometry_read`), so a national
-    extract costs what the object needs, not ~16 bytes a node of the file."""
+    """The tracked ways, located, and the areas ``manager`` assembles.
+
+    The ways' nodes are read first; then either only their locations are stored (their
+    ids tracked: see :func:`.one_pass.geometry_read`), so a national extract costs what
+    the object needs, not ~16 bytes a node of the file -- or, where tracking would cost
+    more (a small real extract: :func:`.one_pass.stores_every_node`), every node's.
+    """
     source = extract_io.open_extract(path)
-    try:
-        tracker.complete_backward_references(source)
-    except (RuntimeError, OSError, ValueError) as exc:
-        raise extract_io.read_error(path, exc) from exc
+    refs = array("q")  # the tracked ways' nodes (one object's: thousands, not millions)
+    ways = osmium.FileProcessor(source, osmium.osm.WAY).with_filter(tracker.id_filter())
+    for way in extract_io.iterate(ways, path):
+        refs.extend(n.ref for n in way.nodes)
+    every_node = one_pass.stores_every_node(Path(path), refs)
+    if not every_node:
+        for ref in refs:
+            tracker.add_node(ref)
     with one_pass.location_index(Path(path)) as storage:
         index = osmium.index.create_map(storage)
         every_area = osmium.filter.EntityFilter(osmium.osm.AREA)
-        read = one_pass.geometry_read(source, index, manager, tracker, every_area)
+        read = one_pass.geometry_read(source, index, manager, tracker, every_area, every_node)
         yield from extract_io.iterate(read, path)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from array import array
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -40,7 +41,7 @@ from stations_generator.core.play.drive import add_travel_times
 from stations_generator.core.play.highways import DRIVABLE_HIGHWAYS
 from stations_generator.errors import InputError, NoDataError
 from stations_generator.osm import overpass
-from stations_generator.osm.extract_io import BBox, check_bbox, iterate, open_extract
+from stations_generator.osm.extract_io import BBox, check_bbox, iterate, open_extract, read_error
 from stations_generator.osm.overpass import OverpassClient
 from stations_generator.osm.overpass_json import parse_overpass_json
 from stations_generator.osm.query import poly_filters
@@ -100,25 +101,40 @@ def _runs(way: Any) -> Iterator[list[tuple[int, float, float]]]:
         yield run
 
 
-def _drivable_ways(source: Any, path: Path) -> osmium.IdTracker:
-    """Read 1 (no locations): the drivable ways' ids and their nodes' ids."""
+def _drivable_ways(source: Any, path: Path) -> tuple[osmium.IdTracker, bool]:
+    """Read 1 (no locations): the drivable ways' ids, and whether to store every node's
+    location (:func:`.one_pass.stores_every_node`) or only theirs (their ids then go into
+    the tracker too)."""
+    from stations_generator.osm.one_pass import stores_every_node
+
     tracker = osmium.IdTracker()
     found = osmium.FileProcessor(source, osmium.osm.WAY).with_filter(
         osmium.filter.KeyFilter("highway")
     )
+    sample = array("q")  # each drivable way's first node: the node id blocks they use
     for way in iterate(found, path):
         if is_drivable(way.tags):
             tracker.add_way(way.id)
-            tracker.add_references(way)
-    return tracker
+            if len(way.nodes):
+                sample.append(way.nodes[0].ref)
+    every_node = stores_every_node(Path(path), sample)
+    if not every_node:  # their nodes' ids, in a read of the ways in C++
+        try:
+            tracker.complete_backward_references(source)
+        except (RuntimeError, OSError, ValueError) as exc:
+            raise read_error(path, exc) from exc
+    return tracker, every_node
 
 
-def _located_ways(source: Any, path: Path, tracker: osmium.IdTracker) -> Iterator[Any]:
+def _located_ways(
+    source: Any, path: Path, tracker: osmium.IdTracker, every_node: bool
+) -> Iterator[Any]:
     """Read 2: the drivable ways with their nodes' locations.
 
-    Only the drivable ways' nodes are stored (osmium's id filter comes before the
-    location handler), so memory grows with the file's roads, not with all its nodes
-    (buildings' and land use's nodes are most of an extract's).
+    Unless every node is stored (a small extract), only the drivable ways' nodes are
+    (osmium's id filter comes before the location handler), so memory grows with the
+    file's roads, not with all its nodes (buildings' and land use's nodes are most of
+    an extract's).
     """
     from stations_generator.osm.one_pass import location_index
 
@@ -127,7 +143,11 @@ def _located_ways(source: Any, path: Path, tracker: osmium.IdTracker) -> Iterato
         index = osmium.index.create_map(storage)
         locations = osmium.NodeLocationsForWays(index)
         locations.ignore_errors()
-        handlers = [tracker.id_filter(), locations, osmium.filter.EntityFilter(osmium.osm.WAY)]
+        only_ways = osmium.filter.EntityFilter(osmium.osm.WAY)
+        if every_node:
+            handlers = [locations, tracker.id_filter().enable_for(osmium.osm.WAY), only_ways]
+        else:
+            handlers = [tracker.id_filter(), locations, only_ways]
         with osmium.io.Reader(source, osmium.osm.NODE | osmium.osm.WAY) as reader:
             yield from osmium.OsmFileIterator(reader, *handlers)
 
@@ -174,11 +194,11 @@ def read_drive_graph(
 
     source = open_extract(path)
     box = check_bbox(bbox)
-    tracker = _drivable_ways(source, path)
+    tracker, every_node = _drivable_ways(source, path)
     nodes: dict[int, tuple[float, float]] = {}
     ways: list[tuple[int, list[int], dict[str, str]]] = []
     trimmed = dropped = 0
-    for way in _located_ways(source, path, tracker):
+    for way in _located_ways(source, path, tracker, every_node):
         runs = list(_runs(way))
         complete = len(runs) == 1 and len(runs[0]) == len(way.nodes)
         if not complete and clipped == "drop":

@@ -1,11 +1,16 @@
 """The extract read's memory is bounded by what it keeps, not by the file.
 
 Built here from the real Liechtenstein extract by ``tiled_osm.py``: the same extract
-tiled 2 and 8 times. :func:`~stations_generator.osm.one_pass.read_layers` stores the
-locations of the nodes its layers need -- the nodes of the ways it keeps and of the
-relations it reads -- and no other: the count is that of the needed nodes (computed here
-independently, with plain osmium), a small part of the file's nodes, and it grows with
-the copies of what is kept (×4 from 2 to 8 tiles), whatever else the file holds.
+tiled 2 and 8 times. Tracking the needed nodes' ids,
+:func:`~stations_generator.osm.one_pass.read_layers` stores the locations of the nodes
+its layers need -- the nodes of the ways it keeps and of the relations it reads -- and
+no other: the count is that of the needed nodes (computed here independently, with plain
+osmium), a small part of the file's nodes, and it grows with the copies of what is kept
+(×4 from 2 to 8 tiles), whatever else the file holds.
+
+Tracking costs 4 MiB per block of 2**25 node ids in use: a real extract's ids are
+spread over most blocks, so a small one stores every node instead, which costs less
+(:func:`~stations_generator.osm.one_pass.stores_every_node`); both give the same layers.
 """
 
 from __future__ import annotations
@@ -33,8 +38,9 @@ def tiles(tmp_path_factory):
     return {n: write_tiles(LIECHTENSTEIN, folder / f"li-{n}.osm.pbf", n) for n in (2, 8)}
 
 
-def _stored_nodes(monkeypatch, read) -> tuple[int, object]:
-    """How many node locations ``read()`` stored in osmium's index, and what it returned."""
+def _stored_nodes(monkeypatch, read, every_node: bool | None = False) -> tuple[int, object]:
+    """How many node locations ``read()`` stored in osmium's index, and what it returned;
+    ``every_node`` forces the choice of :func:`one_pass.stores_every_node` (None: its own)."""
     made = []
     create = osmium.index.create_map
 
@@ -44,6 +50,8 @@ def _stored_nodes(monkeypatch, read) -> tuple[int, object]:
 
     monkeypatch.setattr(osmium.index, "create_map", spy)
     monkeypatch.setenv("STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB", "100000")  # in memory
+    if every_node is not None:
+        monkeypatch.setattr(one_pass, "stores_every_node", lambda path, sample: every_node)
     result = read()
     monkeypatch.undo()
     assert len(made) == 1
@@ -162,3 +170,55 @@ def test_the_road_graph_stores_only_the_drivable_ways_nodes(tiles, monkeypatch):
         assert graph.number_of_edges() > 0
         assert stored == len(needed & in_file), (path.name, stored, len(needed & in_file))
         assert stored < len(in_file) / 3, (path.name, stored, len(in_file))
+
+
+REAL = ["helsinki-centre.osm.pbf", "monaco-2016.osm.pbf", "krems.osm.gz"]
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_a_real_extract_stores_every_node_and_the_tiles_track(name, tiles, monkeypatch):
+    """Real node ids are spread over ~10**10: tracking a small real extract's needed nodes
+    would cost a 4 MiB block for most of its nodes' 2**25-id ranges; storing every node
+    costs 16 bytes a node. The tiles' ids are dense: one block holds a tile's needed
+    nodes, and tracking them is cheaper."""
+    path = EXTRACTS / name
+    index = layers._default_index()
+    stored, _ = _stored_nodes(monkeypatch, lambda: layers._read_all(path, index), None)
+    in_file = _file_nodes(path)
+    blocks = {i >> one_pass.ID_BLOCK_BITS for i in in_file}
+    assert stored == len(in_file)
+    assert one_pass.LOCATION_BYTES * len(in_file) < one_pass.ID_BLOCK_BYTES * len(blocks) / 10
+    stored, _ = _stored_nodes(monkeypatch, lambda: layers._read_all(tiles[8], index), None)
+    assert stored < len(_file_nodes(tiles[8])) / 5
+
+
+@pytest.mark.parametrize("name", [*REAL, "liechtenstein-2013-08.osm.pbf"])
+def test_both_ways_of_storing_give_the_same_layers(name, monkeypatch):
+    path = EXTRACTS / name
+    index = layers._default_index()
+    found = {}
+    for every in (True, False):
+        _, found[every] = _stored_nodes(monkeypatch, lambda: layers._read_all(path, index), every)
+    for layer, rows in found[True].items():
+        other = found[False][layer]
+        if layer in ("points", "routes"):
+            assert rows == other, layer
+        else:
+            assert [(k, t) for k, t, _ in rows] == [(k, t) for k, t, _ in other], layer
+            assert all(
+                a.equals_exact(b, 0) for (_, _, a), (_, _, b) in zip(rows, other, strict=True)
+            ), layer
+
+
+def test_the_road_graph_is_the_same_either_way(monkeypatch):
+    def edge(u, v, data) -> tuple:
+        ways = data["osmid"] if isinstance(data["osmid"], list) else [data["osmid"]]
+        return u, v, tuple(sorted(ways)), round(data["length"], 6)
+
+    edges = {}
+    for every in (True, False):
+        _, graph = _stored_nodes(
+            monkeypatch, lambda: read_drive_graph(EXTRACTS / "kouvola-test.osm.pbf"), every
+        )
+        edges[every] = sorted(edge(u, v, d) for u, v, d in graph.edges(data=True))
+    assert edges[True] == edges[False] and edges[True]

@@ -446,10 +446,11 @@ def test_bad_files_raise_one_line_input_error(
 
 
 def test_area_from_extracts_stores_only_the_objects_nodes(monkeypatch) -> None:
-    """A play area named by OSM id is assembled from its own nodes: the location index
-    holds those (not every node of the file), and the polygon is the one read_areas
-    assembles for the same relation."""
-    from stations_generator.osm import osm_area
+    """A play area named by OSM id is assembled from its own nodes: tracking them, the
+    location index holds those (not every node of the file), and the polygon is the one
+    read_areas assembles for the same relation. A file this small stores every node
+    instead (cheaper than osmium's 4 MiB id block): the same polygon."""
+    from stations_generator.osm import one_pass, osm_area
     from stations_generator.osm.extracts import read_areas
 
     country = next(
@@ -468,8 +469,12 @@ def test_area_from_extracts_stores_only_the_objects_nodes(monkeypatch) -> None:
         return made[-1]
 
     monkeypatch.setattr(osmium.index, "create_map", spy)
+    assert one_pass.stores_every_node(LIECHTENSTEIN, [rid])  # (any one id block)
+    every = osm_area.area_from_extracts([LIECHTENSTEIN], "relation", rid)
+    made.clear()
+    monkeypatch.setattr(one_pass, "stores_every_node", lambda path, sample: False)
     area = osm_area.area_from_extracts([LIECHTENSTEIN], "relation", rid)
-    assert area is not None
+    assert area is not None and every is not None and area.equals_exact(every, 0)
     assert shapely.symmetric_difference(area, country[1]).area < 1e-9 * country[1].area
     members = {
         w.id: [n.ref for n in w.nodes]
