@@ -73,20 +73,7 @@ def bench_track() -> dict:
         tracker = Tracker(board, rules, start)
         for r in done.results:
             t0 = time.perf_counter()
-            budget = rules.head_start if r.turn == 0 else rules.actions
-            hyps = {
-                (s, v, pt, ex, off, False, pto, pl)
-                for s, v, pt, ex, off, _h, pto, pl in tracker.hyps
-            }
-            if r.turn > 0:
-                hyps |= {
-                    (s, v, pt, ex, 1, h, pto, pl)
-                    for s, v, pt, ex, off, h, pto, pl in hyps
-                    if off == 0
-                }
-            for used in range(budget):
-                hyps = tracker._keep(tracker._slot(hyps, used, budget))
-            tracker.hyps = hyps
+            tracker.advance(r.observation)  # the turn's actions
             t1 = time.perf_counter()
             tracker.reveal(r.observation)  # the update a reveal triggers
             t2 = time.perf_counter()

@@ -144,6 +144,13 @@ class Tracker:
     # ---------------------------------------------------------------- observe
     def observe(self, obs: Observation) -> set[int]:
         """Take one turn's observation (turns in order, from the head start, turn 0)."""
+        self.advance(obs)
+        self.reveal(obs)
+        return self.squares()
+
+    def advance(self, obs: Observation) -> None:
+        """The moving part of :meth:`observe`: the turn's actions, narrowed by its drone
+        flights and calls, up to (not including) the end-of-turn :meth:`reveal`."""
         if obs.turn != self.turn:
             raise ValueError(f"observation for turn {obs.turn}, expected turn {self.turn}")
         budget = self.rules.head_start if obs.turn == 0 else self.rules.actions
@@ -177,8 +184,6 @@ class Tracker:
                 else:
                     hyps = {h for h in hyps if h[0] // self._cols == index}
         self.hyps = hyps
-        self.reveal(obs)
-        return self.squares()
 
     def reveal(self, obs: Observation) -> None:
         """The end-of-turn part of :meth:`observe`: not caught, then the reveal (or none)."""
