@@ -34,7 +34,7 @@ from stations_generator.core.referee.clock import HIDING_TIME
 from stations_generator.core.transit.reach import UNREACHABLE_REASON
 from stations_generator.core.transit.walking import Walking
 from stations_generator.errors import InputError
-from stations_generator.formats.geojson import validate_rfc7946
+from stations_generator.formats.geojson_check import validate_rfc7946
 from stations_generator.formats.gtfs.reader import read_feed
 
 NYC = DATA / "gtfs" / "nyc_subway_gtfs.zip"

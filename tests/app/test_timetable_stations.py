@@ -28,7 +28,7 @@ from stations_generator.app.timetable_stations import (
 from stations_generator.core.transit.lines import direct_links, stop_validity
 from stations_generator.core.transit.selection import select_stations
 from stations_generator.errors import InputError
-from stations_generator.formats.geojson import validate_rfc7946
+from stations_generator.formats.geojson_check import validate_rfc7946
 from stations_generator.formats.stationfile import read_station_map
 
 NYC = DATA / "gtfs" / "nyc_subway_gtfs.zip"

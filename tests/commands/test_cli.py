@@ -14,7 +14,7 @@ from support.cli_runs import run
 from support.paths import REPO, SIOUX
 
 from stations_generator.formats.csv import PEER_COLUMNS
-from stations_generator.formats.geojson import validate_rfc7946
+from stations_generator.formats.geojson_check import validate_rfc7946
 
 ZONE = REPO / "zones" / "sioux-falls.geojson"
 OFFLINE = ["--osm", str(SIOUX / "pois.json"), "--water", str(SIOUX / "water.json")]

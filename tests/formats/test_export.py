@@ -28,9 +28,9 @@ from stations_generator.formats.geojson import (
     dumps_geojson,
     polygon_rings,
     stations_feature_collection,
-    validate_rfc7946,
     write_geojson,
 )
+from stations_generator.formats.geojson_check import validate_rfc7946
 from stations_generator.formats.kml import KML_NS, stations_kml, write_kml
 
 PEER_CSV = SIOUX / "peer-output.csv"
