@@ -312,7 +312,10 @@ def stores_every_node(path: Path, sample: Iterable[int]) -> bool:
     """
     per_node = _BYTES_A_NODE.get(extract_format(path) or "pbf", 6)
     most_nodes = os.path.getsize(path) / per_node
-    ids = np.fromiter(sample, dtype=np.int64).view(np.uint64)
+    if isinstance(sample, array) and sample.typecode == "q":
+        ids = np.frombuffer(sample, dtype=np.int64).view(np.uint64)  # no copy
+    else:
+        ids = np.fromiter(sample, dtype=np.int64).view(np.uint64)
     blocks = len(np.unique(ids >> np.uint64(ID_BLOCK_BITS)))
     return LOCATION_BYTES * most_nodes < ID_BLOCK_BYTES * blocks
 
@@ -489,7 +492,7 @@ class _LayerReader:
             if self.points_pre.keys:
                 self._keyed_pass()
         known = self.rels.nodes + self.nodes  # nodes whose locations are needed
-        self.every_node = stores_every_node(Path(self.path), [*self.sample, *known])
+        self.every_node = stores_every_node(Path(self.path), self.sample + known)
         if not self.every_node:
             for nid in known:
                 self.tracker.add_node(nid)
