@@ -431,6 +431,20 @@ def number_cases() -> list[Case]:
                     area,
                 )
             )
+    # An elevation file that is not one: missing, text, an empty GeoTIFF-named file.
+    for name, files in (
+        ("missing", {}),
+        ("text", {"dem.tif": b"not an elevation model\n"}),
+        ("empty", {"dem.tif": b""}),
+    ):
+        out.append(
+            Case(
+                f"report/--dem/{name}",
+                ["report", "area.geojson", "--osm", str(SUBSET), "--dem", "dem.tif"],
+                "error",
+                {**area, **files},
+            )
+        )
     for value in ("nan", "inf", "-1"):
         out.append(
             Case(
