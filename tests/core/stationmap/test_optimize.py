@@ -198,13 +198,17 @@ def test_optimized_map_regressions(
 @settings(
     max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
+# Radius and share bounded: the clusters to list grow steeply with both in Helsinki's
+# dense centre (a 145-candidate subset at 505 m and cap 4: 43,339 clusters, ~50 s of
+# model building and solves whatever the time limit), which made this test's time
+# depend on the draw; the large radii are covered by the proven Sioux Falls optima.
 @given(
     which=st.sampled_from(["sioux", "helsinki"]),
-    frac=st.floats(0.05, 0.4),
+    frac=st.floats(0.05, 0.3),
     seed=st.integers(0, 2**16),
     spacing=st.floats(150, 400),
     gap_extra=st.floats(0, 1000),
-    radius=st.floats(0, 700),
+    radius=st.floats(0, 400),
     cap=st.integers(0, 4),
 )
 def test_optimized_maps_keep_every_rule(
