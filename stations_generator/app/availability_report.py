@@ -60,7 +60,7 @@ from stations_generator.osm import layers
 if TYPE_CHECKING:
     from stations_generator.app.map_context import OsmContext
 
-__all__ = ["PATH_SPACING_M", "layer_subjects"]
+__all__ = ["MARKED_PATHS_UP_TO_MB", "PATH_SPACING_M", "layer_subjects"]
 
 #: Sample spacing (m) on the marked paths when counting them: a point may be given a path
 #: up to half of it farther than its nearest one, which cannot change how many paths
@@ -70,6 +70,15 @@ PATH_SPACING_M = 50.0
 #: their first margin, which must not be 0 (``--margin 0``).
 _MIN_READ_M = 1_000.0
 
+MARKED_PATHS_UP_TO_MB = 64.0
+"""Extracts up to this size have their marked paths judged unless told otherwise.
+
+The marked-path layer is every street and path of the whole extract (read once, then
+cached): on the Liechtenstein extract tiled 256 times (120 MB) its first read takes
+~50 s and ~1.1 GB, tiled 1024 times (480 MB) ~220 s and 4.4 GB; the report's other
+layers come from one read of ~11 s. A larger extract is judged with ``--marked-paths``.
+"""
+
 
 def layer_subjects(
     area: BaseGeometry,
@@ -77,6 +86,7 @@ def layer_subjects(
     catalogue: Catalogue,
     margin_m: float,
     dem: Path | None = None,
+    marked_paths: bool | None = None,
 ) -> tuple[SubjectReport, ...]:
     """The geometry subjects' rows of the question-availability report.
 
@@ -92,6 +102,9 @@ def layer_subjects(
         How far beyond the area a line or area still counts (the report's margin).
     dem : Path, optional
         The elevation model for the sea level.
+    marked_paths : bool, optional
+        Whether to judge the marked paths (read every street and path of the
+        extracts); None: when no extract is larger than :data:`MARKED_PATHS_UP_TO_MB`.
 
     Returns
     -------
@@ -128,7 +141,7 @@ def layer_subjects(
             _measured(context, "body_of_water", area, margin_m, extracts),
             *_admin_rows(context, area, margin_m, extracts),
             _landmass_row(context, lon, lat),
-            _marked_path_row(context, lon, lat),
+            _marked_path_row(context, lon, lat, extracts, marked_paths),
         ]
     return (*rows, sea_level)
 
@@ -287,8 +300,24 @@ def _landmass_row(context: OsmContext, lon: np.ndarray, lat: np.ndarray) -> Subj
     return _matching_row("landmass", parts, "no land in the OSM data at the area")
 
 
-def _marked_path_row(context: OsmContext, lon: np.ndarray, lat: np.ndarray) -> SubjectReport:
-    """Matching marked path: the paths the referee reads and joins (JLTG.EU house rules)."""
+def _marked_path_row(
+    context: OsmContext,
+    lon: np.ndarray,
+    lat: np.ndarray,
+    extracts: Sequence[Path],
+    judge: bool | None,
+) -> SubjectReport:
+    """Matching marked path: the paths the referee reads and joins (JLTG.EU house rules);
+    not judged on a large extract unless asked (:data:`MARKED_PATHS_UP_TO_MB`)."""
+    largest = max(f.stat().st_size for f in extracts) / 1e6
+    if judge is False or (judge is None and largest > MARKED_PATHS_UP_TO_MB):
+        why = (
+            "not asked (--no-marked-paths)"
+            if judge is False
+            else f"reading every street and path of a {largest:.0f} MB extract takes long: "
+            "add --marked-paths"
+        )
+        return _not_assessed("marked_path", why)
     ways = context.marked_paths()
     if not ways:
         parts = np.full(len(lon), -1)

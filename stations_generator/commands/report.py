@@ -19,7 +19,7 @@ import click
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from stations_generator.app.availability_report import layer_subjects
+from stations_generator.app.availability_report import MARKED_PATHS_UP_TO_MB, layer_subjects
 from stations_generator.commands.options import CONTEXT, METRES, check_outputs
 from stations_generator.core.catalogue import load_catalogue
 from stations_generator.core.geo.coverage import check_coverage
@@ -85,6 +85,12 @@ def _reading_box(area: BaseGeometry, margin_m: float) -> BaseGeometry:
     help="Elevation file (GeoTIFF, SRTM .hgt) covering the area, to judge the sea-level question.",
 )
 @click.option(
+    "--marked-paths/--no-marked-paths",
+    default=None,
+    help="Judge the marked-path question (reads every street and path of the extract once) "
+    f"[default: for extracts up to {MARKED_PATHS_UP_TO_MB:.0f} MB].",
+)
+@click.option(
     "-o", "--output", type=click.Path(path_type=Path), help="JSON file [default: stdout]."
 )
 @click.option(
@@ -99,6 +105,7 @@ def report(
     category_files: tuple[Path, ...],
     margin: float,
     dem_file: Path | None,
+    marked_paths: bool | None,
     output: Path | None,
     html_file: Path | None,
 ) -> None:
@@ -113,7 +120,9 @@ def report(
     referee reads it: coastline and body of water (measuring), admin areas per level
     (matching zone, measuring border), landmass and marked path (matching, JLTG.EU
     house rules); with --dem the sea level. Overpass JSON has no such layers: those
-    are "not assessed".
+    are "not assessed". The marked paths are every street and path of the extract: on
+    an extract over 64 MB they are judged only with --marked-paths (a first read of
+    minutes on a large file; cached after).
 
     \b
     Example:
@@ -126,7 +135,7 @@ def report(
     # Both files (they may be in two folders) appear together, or not at all.
     with output_set(Path(), files) as outputs:
         area, places, data, result = _build_report(
-            play_area, osm_files, category_files, margin, dem_file
+            play_area, osm_files, category_files, margin, dem_file, marked_paths
         )
         document = {
             "play_area": play_area.name,
@@ -149,7 +158,14 @@ def report(
         click.echo(text, nl=False)
 
 
-def _build_report(play_area: Path, osm_files, category_files, margin: float, dem: Path | None):
+def _build_report(
+    play_area: Path,
+    osm_files,
+    category_files,
+    margin: float,
+    dem: Path | None,
+    marked_paths: bool | None = None,
+):
     """Read the area and the data, judge the subjects, print the table: (area, places, data, result)."""
     area = load_polygons(play_area, log.warning)
     catalogue = report_catalogue(load_catalogue(category_files))
@@ -178,7 +194,7 @@ def _build_report(play_area: Path, osm_files, category_files, margin: float, dem
         notes=notes,
     )
     result = dataclasses.replace(
-        result, layers=layer_subjects(area, osm_files, catalogue, margin, dem)
+        result, layers=layer_subjects(area, osm_files, catalogue, margin, dem, marked_paths)
     )
     for line in format_table(result).splitlines():
         log.info(line)

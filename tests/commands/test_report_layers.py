@@ -217,3 +217,23 @@ def test_a_dem_not_covering_the_area_is_a_one_line_error(tmp_path):
     assert len(errors) == 1 and "monaco-srtm3.tif" in errors[0]
     assert "Traceback" not in result.output
     assert not out.exists()  # nothing half-written
+
+
+def test_marked_paths_of_a_large_extract_wait_for_the_option(tmp_path, monkeypatch):
+    """Every street and path of a large extract takes minutes to read: past
+    MARKED_PATHS_UP_TO_MB the row says so and names the option, which judges it."""
+    from stations_generator.app import availability_report
+
+    size_mb = LIECHTENSTEIN.stat().st_size / 1e6
+    monkeypatch.setattr(availability_report, "MARKED_PATHS_UP_TO_MB", size_mb / 2)
+    verdicts = {}
+    for extra in ((), ("--marked-paths",), ("--no-marked-paths",)):
+        out = tmp_path / f"report{len(verdicts)}.json"
+        result = run(LIECHTENSTEIN_ZONE, "--osm", LIECHTENSTEIN, *extra, "-o", out)
+        assert result.exit_code == 0, result.output
+        verdicts[extra] = question(layer(json.loads(out.read_text()), "marked_path"), "matching")
+    large = verdicts[()]
+    assert large["verdict"] == "not_assessed" and "--marked-paths" in large["note"]
+    assert f"{size_mb:.0f} MB" in large["note"]
+    assert verdicts[("--marked-paths",)]["verdict"] == "usable"
+    assert verdicts[("--no-marked-paths",)]["verdict"] == "not_assessed"
