@@ -11,6 +11,7 @@ import importlib.util
 import click
 
 from stations_generator.app.request_fields import click_error_line
+from stations_generator.commands.lazy_group import LazyGroup
 from stations_generator.commands.options import CONTEXT
 from stations_generator.errors import UserError
 
@@ -56,41 +57,15 @@ LAZY_HELP = {
 }
 
 
-class Group(click.Group):
+class Group(LazyGroup):
     """Turns user errors into one line on stderr and a non-zero exit, without a traceback.
 
     Commands listed in :data:`LAZY_COMMANDS` are imported on first use; the
     command list of ``--help`` takes their help from :data:`LAZY_HELP`.
     """
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The command list, as click writes it, without importing lazy commands."""
-        commands = []
-        for name in self.list_commands(ctx):
-            cmd = self.commands.get(name)
-            if cmd is None and name in LAZY_HELP:
-                cmd = click.Command(name, help=LAZY_HELP[name])
-            elif cmd is None:
-                cmd = self.get_command(ctx, name)
-            if cmd is None or cmd.hidden:
-                continue
-            commands.append((name, cmd))
-        if commands:
-            limit = formatter.width - 6 - max(len(name) for name, _ in commands)
-            rows = [(name, cmd.get_short_help_str(limit)) for name, cmd in commands]
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
-
-    def get_command(self, ctx: click.Context, name: str):
-        if name in LAZY_COMMANDS and name not in self.commands:
-            from importlib import import_module
-
-            module, attr = LAZY_COMMANDS[name].split(":")
-            self.add_command(getattr(import_module(module), attr), name)
-        return super().get_command(ctx, name)
+    lazy = LAZY_COMMANDS
+    lazy_help = LAZY_HELP
 
     def make_context(self, info_name, args, parent=None, **extra):
         try:

@@ -9,7 +9,6 @@ See docs/referee.md.
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import click
 
 from stations_generator.app import referee as app
+from stations_generator.commands.lazy_group import LazyGroup
 from stations_generator.commands.options import CONTEXT
 from stations_generator.core.referee.events import EVENT_FIELDS, EVENT_KINDS, FREE_QUESTIONS
 from stations_generator.core.referee.state import GameState, LedgerRow
@@ -29,17 +29,10 @@ __all__ = ["referee"]
 _LAZY = {"check-curse": "stations_generator.commands.referee_curses:check_curse"}
 
 
-class _Group(click.Group):
+class _Group(LazyGroup):
     """The group, with the lazily imported subcommands of :data:`_LAZY`."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *_LAZY})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in _LAZY and cmd_name not in self.commands:
-            module, _, name = _LAZY[cmd_name].partition(":")
-            self.add_command(getattr(importlib.import_module(module), name), cmd_name)
-        return super().get_command(ctx, cmd_name)
+    lazy = _LAZY
 
 
 @click.group(cls=_Group, context_settings=CONTEXT)  # the main group turns UserErrors into one line

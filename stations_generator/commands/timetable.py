@@ -9,7 +9,6 @@ are imported when used. See docs/timetables.md.
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from typing import Any
 
 import click
 
+from stations_generator.commands.lazy_group import LazyGroup
 from stations_generator.commands.options import CONTEXT
 from stations_generator.errors import InputError
 from stations_generator.settings import CACHE_DIR_ENV
@@ -38,30 +38,11 @@ _LAZY_HELP = {
 }
 
 
-class _Group(click.Group):
+class _Group(LazyGroup):
     """The group, with the lazily imported subcommands of :data:`_LAZY`."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *_LAZY})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in _LAZY and cmd_name not in self.commands:
-            module, _, name = _LAZY[cmd_name].partition(":")
-            self.add_command(getattr(importlib.import_module(module), name), cmd_name)
-        return super().get_command(ctx, cmd_name)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The command list, without importing the lazy subcommands."""
-        rows = []
-        for name in self.list_commands(ctx):
-            cmd = self.commands.get(name)
-            if cmd is None:
-                rows.append((name, _LAZY_HELP.get(name, "")))
-            elif not cmd.hidden:
-                rows.append((name, cmd.get_short_help_str(formatter.width - 6 - len(name))))
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+    lazy = _LAZY
+    lazy_help = _LAZY_HELP
 
 
 @click.group(cls=_Group, context_settings=CONTEXT)  # the main group turns UserErrors into one line
