@@ -44,6 +44,19 @@ class _Group(LazyGroup):
     lazy = _LAZY
     lazy_help = _LAZY_HELP
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list, each short help cut to the room its own name leaves."""
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.commands.get(name)
+            if cmd is None:
+                rows.append((name, self.lazy_help.get(name, "")))
+            elif not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(formatter.width - 6 - len(name))))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
 
 @click.group(cls=_Group, context_settings=CONTEXT)  # the main group turns UserErrors into one line
 def timetable() -> None:
