@@ -23,6 +23,7 @@ from stations_generator.app.request_fields import (
     parse_date,
 )
 from stations_generator.errors import InputError
+from stations_generator.formats.atomic import output_set
 from stations_generator.settings import CACHE_DIR_ENV, DEFAULT_TIMEOUT_S, OVERPASS_URL_ENV
 
 __all__ = [
@@ -139,3 +140,61 @@ def check_outputs(output: Path | None, html_file: Path | None) -> list[Path]:
     if output is not None and html_file is not None and output.resolve() == html_file.resolve():
         raise InputError(f"-o and --html both name {output}; give two different files")
     return [f for f in (output, html_file) if f is not None]
+
+
+def document_options(document: str, page: str) -> Decorator:
+    """``-o/--output FILE`` (the command's ``document``: stdout without it) and
+    ``--html FILE`` (a ``page`` besides), as :func:`write_document` writes them."""
+
+    def decorate(command: Callable) -> Callable:
+        command = click.option(
+            "--html",
+            "html_file",
+            type=click.Path(path_type=Path),
+            help=f"Also write an HTML page: {page}.",
+        )(command)
+        return click.option(
+            "-o",
+            "--output",
+            type=click.Path(path_type=Path),
+            help=f"{document} file [default: stdout].",
+        )(command)
+
+    return decorate
+
+
+def write_document(
+    output: Path | None,
+    html_file: Path | None,
+    make: Callable[[], tuple[str, Callable[[], str]]],
+    logger: Any,
+) -> None:
+    """Make a command's document and page and write them: both files or neither.
+
+    Parameters
+    ----------
+    output, html_file : Path or None
+        ``-o`` (without it the document goes to stdout) and ``--html``.
+    make : callable
+        Returns the document's text and a function that makes the page (called only
+        with ``--html``); it runs inside the output set, so a failure leaves no file.
+    logger : logging.Logger
+        The command's logger, for the "Wrote FILE" lines.
+
+    Raises
+    ------
+    InputError
+        When ``-o`` and ``--html`` name the same file (before anything is made).
+    """
+    files = check_outputs(output, html_file)
+    # Both files (they may be in two folders) appear together, or not at all.
+    with output_set(Path(), files) as outputs:
+        text, page = make()
+        if html_file is not None:
+            outputs.write_text(html_file, page())
+        if output is not None:
+            outputs.write_text(output, text)
+    for path in files[::-1]:
+        logger.info(f"Wrote {path}")
+    if output is None:
+        click.echo(text, nl=False)

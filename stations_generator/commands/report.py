@@ -13,6 +13,7 @@ import dataclasses
 import json
 import logging
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -20,7 +21,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.app.availability_report import MARKED_PATHS_UP_TO_MB, layer_subjects
-from stations_generator.commands.options import CONTEXT, METRES, check_outputs
+from stations_generator.commands.options import CONTEXT, METRES, document_options, write_document
 from stations_generator.core.catalogue import load_catalogue
 from stations_generator.core.geo.coverage import check_coverage
 from stations_generator.core.questions.availability import (
@@ -34,7 +35,6 @@ from stations_generator.core.questions.availability import (
     subject_places,
 )
 from stations_generator.errors import InputError
-from stations_generator.formats.atomic import output_set
 from stations_generator.formats.playarea import load_polygons
 from stations_generator.osm import sources
 
@@ -90,15 +90,7 @@ def _reading_box(area: BaseGeometry, margin_m: float) -> BaseGeometry:
     help="Judge the marked-path question (reads every street and path of the extract once) "
     f"[default: for extracts up to {MARKED_PATHS_UP_TO_MB:.0f} MB].",
 )
-@click.option(
-    "-o", "--output", type=click.Path(path_type=Path), help="JSON file [default: stdout]."
-)
-@click.option(
-    "--html",
-    "html_file",
-    type=click.Path(path_type=Path),
-    help="Also write an HTML page: the table and a map with a layer per subject.",
-)
+@document_options("JSON", "the table and a map with a layer per subject")
 def report(
     play_area: Path,
     osm_files: tuple[Path, ...],
@@ -131,9 +123,8 @@ def report(
     """
     if not osm_files:
         raise InputError("report works offline: give the OSM data with --osm FILE (repeatable)")
-    files = check_outputs(output, html_file)
-    # Both files (they may be in two folders) appear together, or not at all.
-    with output_set(Path(), files) as outputs:
+
+    def make() -> tuple[str, Callable[[], str]]:
         area, places, data, result = _build_report(
             play_area, osm_files, category_files, margin, dem_file, marked_paths
         )
@@ -142,20 +133,15 @@ def report(
             "sources": list(data.sources),
             **result.to_json(),
         }
-        text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-        if html_file is not None:
-            from stations_generator.pages.report_page import (
-                report_page,  # folium loads only for the page
-            )
 
-            page = report_page(result, area, places, play_area.name.split(".")[0])
-            outputs.write_text(html_file, page)
-        if output is not None:
-            outputs.write_text(output, text)
-    for path in files[::-1]:
-        log.info(f"Wrote {path}")
-    if output is None:
-        click.echo(text, nl=False)
+        def page() -> str:
+            from stations_generator.pages.report_page import report_page  # folium: only here
+
+            return report_page(result, area, places, play_area.name.split(".")[0])
+
+        return json.dumps(document, ensure_ascii=False, indent=2) + "\n", page
+
+    write_document(output, html_file, make, log)
 
 
 def _build_report(

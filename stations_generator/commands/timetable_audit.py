@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from stations_generator.app.timetable_audit import AuditRequest, AuditResult, run_audit
-from stations_generator.commands.options import CONTEXT, check_outputs
+from stations_generator.commands.options import CONTEXT, document_options, write_document
 from stations_generator.commands.timetable_reach import feed_options
-from stations_generator.formats.atomic import output_set
 
 log = logging.getLogger(__name__)
 
@@ -67,15 +67,7 @@ def _log_table(result: AuditResult) -> None:
     help="End of the window for lines and validity, HH:MM [default: the hiding period, "
     "at least an hour].",
 )
-@click.option(
-    "-o", "--output", type=click.Path(path_type=Path), help="JSON file [default: stdout]."
-)
-@click.option(
-    "--html",
-    "html_file",
-    type=click.Path(path_type=Path),
-    help="Also write an HTML page: the zones coloured by arrival and the audit's tables.",
-)
+@document_options("JSON", "the zones coloured by arrival and the audit's tables")
 def audit(
     feed: Path,
     start: str,
@@ -103,7 +95,6 @@ def audit(
         --from 145.7746,-16.9237 --at 08:00 --date 2014-06-10 --game-size M \\
         -o audit.json --html audit.html
     """
-    files = check_outputs(output, html_file)
     request = AuditRequest(
         feed_path=feed,
         start=start,
@@ -116,23 +107,21 @@ def audit(
         cache_dir=cache_dir,
         use_cache=not no_cache,
     )
-    with output_set(Path(), files) as outputs:
+
+    def make() -> tuple[str, Callable[[], str]]:
         result = run_audit(request)
         _log_table(result)
-        text = json.dumps(result.document, ensure_ascii=False, indent=1) + "\n"
-        if html_file is not None:
+
+        def page() -> str:
             from stations_generator.pages.timetable_page import audit_tables_html, reach_page
 
-            page = reach_page(
+            return reach_page(
                 result.document["zones"],
                 feed.name,
                 area=result.area,
                 extra_html=audit_tables_html(result.document),
             )
-            outputs.write_text(html_file, page)
-        if output is not None:
-            outputs.write_text(output, text)
-    for path in files[::-1]:
-        log.info(f"Wrote {path}")
-    if output is None:
-        click.echo(text, nl=False)
+
+        return json.dumps(result.document, ensure_ascii=False, indent=1) + "\n", page
+
+    write_document(output, html_file, make, log)

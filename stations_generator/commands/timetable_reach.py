@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from stations_generator.app.timetable_reach import ReachRequest, ReachResult, run_reach
-from stations_generator.commands.options import CONTEXT, check_outputs
+from stations_generator.commands.options import CONTEXT, document_options, write_document
 from stations_generator.core.questions.rules import RULE_SETS
-from stations_generator.formats.atomic import output_set
 from stations_generator.settings import CACHE_DIR_ENV
 
 log = logging.getLogger(__name__)
@@ -94,15 +94,7 @@ def _log_table(result: ReachResult) -> None:
     help="Deadline in minutes after the start (the seekers' hour: 60) [default: the "
     "game size's hiding period].",
 )
-@click.option(
-    "-o", "--output", type=click.Path(path_type=Path), help="GeoJSON file [default: stdout]."
-)
-@click.option(
-    "--html",
-    "html_file",
-    type=click.Path(path_type=Path),
-    help="Also write an HTML page: the zones coloured by arrival, a legend and a table.",
-)
+@document_options("GeoJSON", "the zones coloured by arrival, a legend and a table")
 def reach(
     feed: Path,
     start: str,
@@ -129,7 +121,6 @@ def reach(
         --from "Times Sq-42 St" --at 08:00 --date 2025-01-08 --game-size M \\
         -o reach.geojson --html reach.html
     """
-    files = check_outputs(output, html_file)
     request = ReachRequest(
         feed_path=feed,
         start=start,
@@ -141,18 +132,17 @@ def reach(
         cache_dir=cache_dir,
         use_cache=not no_cache,
     )
-    with output_set(Path(), files) as outputs:
+
+    def make() -> tuple[str, Callable[[], str]]:
         result = run_reach(request)
         _log_table(result)
         document = result.geojson()
-        text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
-        if html_file is not None:
+
+        def page() -> str:
             from stations_generator.pages.timetable_page import reach_page  # folium: only here
 
-            outputs.write_text(html_file, reach_page(document, feed.name))
-        if output is not None:
-            outputs.write_text(output, text)
-    for path in files[::-1]:
-        log.info(f"Wrote {path}")
-    if output is None:
-        click.echo(text, nl=False)
+            return reach_page(document, feed.name)
+
+        return json.dumps(document, ensure_ascii=False, indent=1) + "\n", page
+
+    write_document(output, html_file, make, log)
