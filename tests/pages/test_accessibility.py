@@ -20,6 +20,7 @@ import pytest
 from support.browser import (
     CHROMIUM,
     CHROMIUM_FLAGS,
+    PHONE,
     axe_violations,
     serving_folder,
     sync_playwright_or_fail,
@@ -37,7 +38,6 @@ from stations_generator.serve.app import create_app
 
 SIOUX_AREA = REPO / "zones" / "sioux-falls.geojson"
 HELSINKI_GAME = REPO / "examples" / "helsinki-game" / "game.json"
-PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 
 

@@ -16,6 +16,7 @@ import pytest
 from support.browser import (
     CHROMIUM,
     CHROMIUM_FLAGS,
+    PHONE,
     keep_offline,
     sync_playwright_or_fail,
     wait_until,
@@ -29,7 +30,6 @@ pytestmark = pytest.mark.slow
 #: A GAME.json with one question, as the Questions form leaves it in the page.
 RADIUS = {"type": "radius", "seeker": {"lat": 60.17132, "lon": 24.94146}, "radius": "1 km"}
 GAME = {"format": "stations-generator-game/1", "questions": [{**RADIUS, "answer": "within"}]}
-PHONE = {"width": 390, "height": 844}
 
 
 def _event(page, at: str, button: str) -> None:

@@ -19,6 +19,7 @@ import pytest
 from support.browser import (
     CHROMIUM,
     CHROMIUM_FLAGS,
+    PHONE,
     keep_offline,
     serving_folder,
     sync_playwright_or_fail,
@@ -30,7 +31,6 @@ from stations_generator.pages.offline import COLLAPSIBLE_CLASS
 
 pytestmark = pytest.mark.slow
 
-PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 SIOUX_AREA = REPO / "zones" / "sioux-falls.geojson"
 HELSINKI_GAME = REPO / "examples" / "helsinki-game" / "game.json"

@@ -20,7 +20,7 @@ import pytest
 from support.browser import (
     CHROMIUM,
     CHROMIUM_FLAGS,
-    keep_offline,
+    offline_page,
     sync_playwright_or_fail,
     wait_until,
 )
@@ -113,10 +113,7 @@ def test_a_reload_offline_redraws_the_game_and_queues_new_questions():
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         blocked: list[str] = []
         errors: list[str] = []
-        keep_offline(context, blocked)
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        page = offline_page(context, blocked, errors)
         try:
             page.goto(url)
             wait_until(page, "window.sg && sg.ready && navigator.serviceWorker.controller")
@@ -197,10 +194,7 @@ def test_a_question_asked_as_the_server_dies_is_queued_and_applied_when_it_is_ba
             context = browser.new_context(
                 viewport={"width": 1280, "height": 900}, service_workers=worker
             )
-            keep_offline(context, blocked)
-            page = context.new_page()
-            page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-            page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+            page = offline_page(context, blocked, errors)
             try:
                 page.goto(f"http://127.0.0.1:{port}/")
                 worker_on = "navigator.serviceWorker.controller" if worker == "allow" else "true"

@@ -19,7 +19,9 @@ from pyproj import Geod
 from support.browser import (
     CHROMIUM,
     CHROMIUM_FLAGS,
-    keep_offline,
+    PHONE,
+    offline_page,
+    phone_context,
     sync_playwright_or_fail,
     wait_until,
 )
@@ -30,7 +32,6 @@ from stations_generator.serve.app import create_app
 
 pytestmark = pytest.mark.slow
 
-PHONE = {"width": 390, "height": 844}
 #: Where the phone is: downtown Sioux Falls, inside the play area (lat, lon).
 HERE = (43.5446, -96.7287)
 GEOD = Geod(ellps="WGS84")
@@ -90,20 +91,10 @@ def phone(tmp_path_factory):
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS
         )
-        context = browser.new_context(
-            viewport=PHONE,
-            has_touch=True,
-            is_mobile=True,
-            geolocation={"latitude": HERE[0], "longitude": HERE[1], "accuracy": 12},
-            permissions=["geolocation"],
-        )
+        context = phone_context(browser, HERE)
         errors: list[str] = []
         blocked: list[str] = []
-
-        keep_offline(context, blocked)
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        page = offline_page(context, blocked, errors)
         try:
             page.goto(url)
             wait_until(page, "window.sg && sg.ready && sg.sheet")

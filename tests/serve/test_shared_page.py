@@ -23,7 +23,8 @@ from support.browser import (
     CHROMIUM,
     CHROMIUM_FLAGS,
     axe_violations,
-    keep_offline,
+    offline_page,
+    phone_context,
     sync_playwright_or_fail,
     wait_until,
 )
@@ -32,7 +33,6 @@ from support.shared_games import GAME, free_port, start_serve, stop_serve
 
 from stations_generator.serve.app import create_app
 
-PHONE = {"width": 390, "height": 844}
 #: Where each phone is (lat, lon): inside the Helsinki play area.
 SEEKER_A = (60.1712, 24.9441)
 SEEKER_B = (60.1690, 24.9470)
@@ -54,21 +54,12 @@ class Phone:
     """One browser context: a phone at ``where``, its page, errors and WebSocket frames."""
 
     def __init__(self, browser, where: tuple[float, float]) -> None:
-        self.context = browser.new_context(
-            viewport=PHONE,
-            has_touch=True,
-            is_mobile=True,
-            geolocation={"latitude": where[0], "longitude": where[1], "accuracy": 12},
-            permissions=["geolocation"],
-        )
+        self.context = phone_context(browser, where)
         self.errors: list[str] = []
         self.blocked: list[str] = []
         self.frames: list[str] = []  # every WebSocket frame this phone received
         self.requests: list[str] = []
-        keep_offline(self.context, self.blocked)
-        self.page = self.context.new_page()
-        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
-        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page = offline_page(self.context, self.blocked, self.errors)
         self.page.on("websocket", self._socket)
         self.page.on("request", lambda r: self.requests.append(r.url))
 

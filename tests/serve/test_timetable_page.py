@@ -14,7 +14,8 @@ from support.browser import (
     CHROMIUM,
     CHROMIUM_FLAGS,
     axe_violations,
-    keep_offline,
+    offline_page,
+    phone_context,
     sync_playwright_or_fail,
     wait_until,
 )
@@ -26,7 +27,6 @@ from stations_generator.serve.app import create_app
 
 pytestmark = pytest.mark.slow
 
-PHONE = {"width": 390, "height": 844}
 NYC = REPO / "tests" / "data" / "gtfs" / "nyc_subway_gtfs.zip"
 #: Where the phone is: at Times Square (lat, lon).
 HERE = (40.7557, -73.9870)
@@ -44,19 +44,10 @@ def phone():
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS
         )
-        context = browser.new_context(
-            viewport=PHONE,
-            has_touch=True,
-            is_mobile=True,
-            geolocation={"latitude": HERE[0], "longitude": HERE[1], "accuracy": 15},
-            permissions=["geolocation"],
-        )
+        context = phone_context(browser, HERE, accuracy=15)
         errors: list[str] = []
         blocked: list[str] = []
-        keep_offline(context, blocked)
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        page = offline_page(context, blocked, errors)
         try:
             page.goto(url)
             wait_until(page, "window.sg && sg.ready && sg.sheet && sg.timetable.ready")

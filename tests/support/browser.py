@@ -90,6 +90,32 @@ def keep_offline(context, blocked: list[str]) -> None:
     context.route("**/*", route)
 
 
+#: A phone's screen in CSS pixels (an iPhone 12-15's).
+PHONE = {"width": 390, "height": 844}
+
+
+def phone_context(browser, where: tuple[float, float], accuracy: float = 12):
+    """A new touch context the size of :data:`PHONE`, located at ``where`` (lat, lon)
+    to ``accuracy`` metres, with the location allowed."""
+    return browser.new_context(
+        viewport=PHONE,
+        has_touch=True,
+        is_mobile=True,
+        geolocation={"latitude": where[0], "longitude": where[1], "accuracy": accuracy},
+        permissions=["geolocation"],
+    )
+
+
+def offline_page(context, blocked: list[str], errors: list[str]):
+    """A new page of ``context`` kept on this machine (:func:`keep_offline`: what else it
+    loads goes into ``blocked``), its script errors and console errors into ``errors``."""
+    keep_offline(context, blocked)
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    return page
+
+
 # axe.run's serious and critical violations: [rule id, impact, [element selectors]].
 _RUN_AXE = """async () => {
     const result = await axe.run(document, {resultTypes: ["violations"]});
