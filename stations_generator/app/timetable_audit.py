@@ -32,6 +32,7 @@ from shapely.geometry.base import BaseGeometry
 from stations_generator.app.timetable_feed import FeedChoice, FeedDay, parse_clock, resolve
 from stations_generator.app.timetable_lines import route_frequencies
 from stations_generator.app.timetable_reach import (
+    FeedQuery,
     ReachResult,
     Start,
     checked_size,
@@ -64,19 +65,11 @@ __all__ = ["AuditRequest", "AuditResult", "failure_reason", "run_audit"]
 
 
 @dataclass(frozen=True)
-class AuditRequest:
+class AuditRequest(FeedQuery):
     """What ``timetable audit`` was asked."""
 
-    feed_path: Path
-    start: str
-    at: str
-    date: str | None = None
-    game_size: str = "M"
-    rules: str = "jltg-eu"
     play_area: Path | None = None
     until: str | None = None
-    cache_dir: Path | None = None
-    use_cache: bool = True
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from stations_generator.core.transit.timetable import Timetable, build_timetable
 from stations_generator.errors import InputError
 
 __all__ = [
+    "FeedQuery",
     "ReachRequest",
     "ReachResult",
     "Start",
@@ -157,8 +158,8 @@ def clock_text(day: dt.date, seconds: int) -> str:
 
 
 @dataclass(frozen=True)
-class ReachRequest:
-    """What ``timetable reach`` was asked."""
+class FeedQuery:
+    """The start of a timetable query and the feed it runs on (``reach`` and ``audit``)."""
 
     feed_path: Path
     start: str
@@ -166,9 +167,15 @@ class ReachRequest:
     date: str | None = None
     game_size: str = "M"
     rules: str = "jltg-eu"
-    within_min: float | None = None
     cache_dir: Path | None = None
     use_cache: bool = True
+
+
+@dataclass(frozen=True)
+class ReachRequest(FeedQuery):
+    """What ``timetable reach`` was asked."""
+
+    within_min: float | None = None
 
 
 @dataclass(frozen=True)

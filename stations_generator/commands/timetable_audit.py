@@ -11,12 +11,13 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
 from stations_generator.app.timetable_audit import AuditRequest, AuditResult, run_audit
 from stations_generator.commands.options import CONTEXT, document_options, write_document
-from stations_generator.commands.timetable_reach import feed_options
+from stations_generator.commands.timetable_reach import feed_options, feed_query
 
 log = logging.getLogger(__name__)
 
@@ -70,17 +71,11 @@ def _log_table(result: AuditResult) -> None:
 @document_options("JSON", "the zones coloured by arrival and the audit's tables")
 def audit(
     feed: Path,
-    start: str,
-    at: str,
-    date: str | None,
-    game_size: str,
-    rules: str,
-    cache_dir: Path | None,
-    no_cache: bool,
     play_area: Path | None,
     until: str | None,
     output: Path | None,
     html_file: Path | None,
+    **query: Any,
 ) -> None:
     """Audit a play area's timetable for Hide + Seek, starting FROM at AT.
 
@@ -95,18 +90,7 @@ def audit(
         --from 145.7746,-16.9237 --at 08:00 --date 2014-06-10 --game-size M \\
         -o audit.json --html audit.html
     """
-    request = AuditRequest(
-        feed_path=feed,
-        start=start,
-        at=at,
-        date=date,
-        game_size=game_size.upper(),
-        rules=rules,
-        play_area=play_area,
-        until=until,
-        cache_dir=cache_dir,
-        use_cache=not no_cache,
-    )
+    request = AuditRequest(**feed_query(feed, query), play_area=play_area, until=until)
 
     def make() -> tuple[str, Callable[[], str]]:
         result = run_audit(request)

@@ -10,6 +10,7 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -68,6 +69,21 @@ def feed_options(f):
     return f
 
 
+def feed_query(feed: Path, query: dict[str, Any]) -> dict[str, Any]:
+    """The :class:`~stations_generator.app.timetable_reach.FeedQuery` fields of FEED and
+    the options :func:`feed_options` adds (given to the command as ``query``)."""
+    return {
+        "feed_path": feed,
+        "start": query["start"],
+        "at": query["at"],
+        "date": query["date"],
+        "game_size": query["game_size"].upper(),
+        "rules": query["rules"],
+        "cache_dir": query["cache_dir"],
+        "use_cache": not query["no_cache"],
+    }
+
+
 def _log_table(result: ReachResult) -> None:
     q = result.query()
     log.info(
@@ -97,16 +113,10 @@ def _log_table(result: ReachResult) -> None:
 @document_options("GeoJSON", "the zones coloured by arrival, a legend and a table")
 def reach(
     feed: Path,
-    start: str,
-    at: str,
-    date: str | None,
-    game_size: str,
-    rules: str,
-    cache_dir: Path | None,
-    no_cache: bool,
     within_min: float | None,
     output: Path | None,
     html_file: Path | None,
+    **query: Any,
 ) -> None:
     """Say when the hider can first be in each hiding zone, starting FROM at AT.
 
@@ -121,17 +131,7 @@ def reach(
         --from "Times Sq-42 St" --at 08:00 --date 2025-01-08 --game-size M \\
         -o reach.geojson --html reach.html
     """
-    request = ReachRequest(
-        feed_path=feed,
-        start=start,
-        at=at,
-        date=date,
-        game_size=game_size.upper(),
-        rules=rules,
-        within_min=within_min,
-        cache_dir=cache_dir,
-        use_cache=not no_cache,
-    )
+    request = ReachRequest(**feed_query(feed, query), within_min=within_min)
 
     def make() -> tuple[str, Callable[[], str]]:
         result = run_reach(request)
