@@ -4,9 +4,12 @@
 #               executable_path; Playwright never downloads a browser of its own here);
 #   postgresql  the server tests/support/postgres_server.py starts for the shared-games
 #               tests (in a temporary folder, as the `postgres` user, on a loopback port;
-#               stopped afterwards; the package's own cluster is not used).
+#               stopped afterwards; the package's own cluster is not used);
+#   libosmium2-dev (with libprotozero-dev, zlib1g-dev and g++) the headers the compiled PBF
+#               reader is built with by the `pip install` that follows (setup.py; the
+#               tests compare it with the pyosmium reader and check it was built).
 #
-# Idempotent and quiet: does nothing when both are there; otherwise (as root, or through
+# Idempotent and quiet: does nothing when all are there; otherwise (as root, or through
 # sudo when available) runs apt-get update and installs what is missing.
 set -euo pipefail
 
@@ -26,9 +29,15 @@ have_postgresql() {
     return 1
 }
 
+have_osmium_headers() {
+    [ -f /usr/include/osmium/osm.hpp ] && [ -f /usr/include/protozero/pbf_reader.hpp ] &&
+        [ -f /usr/include/zlib.h ] && command -v g++ >/dev/null 2>&1
+}
+
 missing=()
 have_chromium || missing+=(chromium)
 have_postgresql || missing+=(postgresql)
+have_osmium_headers || missing+=(libosmium2-dev libprotozero-dev zlib1g-dev g++)
 if [ "${#missing[@]}" -eq 0 ]; then
     exit 0
 fi
@@ -50,4 +59,4 @@ if ! { "${SUDO[@]}" apt-get update -qq && "${SUDO[@]}" apt-get install -y -qq "$
     echo "install-test-services.sh: could not install ${missing[*]}" >&2
     exit 1
 fi
-have_chromium && have_postgresql
+have_chromium && have_postgresql && have_osmium_headers

@@ -103,13 +103,24 @@ def spacing_core_build() -> str:
     return "Python" if origin.endswith(".py") else "compiled (Cython)"
 
 
+def pbf_reader_build() -> str:
+    """Which reader reads PBF extracts: ``"libosmium"`` (the compiled one) or ``"pyosmium"``
+    (without importing it)."""
+    spec = importlib.util.find_spec("stations_generator.osm.pbf._blob_reader")
+    return "libosmium" if spec is not None else "pyosmium"
+
+
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    # The build says how fast the spacing core is (setup.py compiles it where it can).
+    # The build says how fast the spacing core and the PBF reader are (setup.py compiles
+    # them where it can).
     from stations_generator import __version__
 
-    click.echo(f"stations-generator, version {__version__} (spacing core: {spacing_core_build()})")
+    click.echo(
+        f"stations-generator, version {__version__} (spacing core: {spacing_core_build()}; "
+        f"PBF reader: {pbf_reader_build()})"
+    )
     ctx.exit()
 
 

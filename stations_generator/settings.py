@@ -15,6 +15,7 @@ variable                                    read by
 ``STATIONS_GENERATOR_NO_CACHE``             :func:`cache_enabled`
 ``STATIONS_GENERATOR_NOMINATIM_URL``        :func:`nominatim_url`
 ``STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB`` :func:`locations_on_disk_mb`
+``STATIONS_GENERATOR_PYOSMIUM_READER``      :func:`compiled_reader_enabled`
 ``LOCALAPPDATA``, ``XDG_CACHE_HOME``        :func:`user_cache_dir`
 ``LOCALAPPDATA``, ``XDG_DATA_HOME``         :func:`user_data_dir`
 ==========================================  ============================================
@@ -82,6 +83,8 @@ NO_CACHE_ENV = "STATIONS_GENERATOR_NO_CACHE"
 NOMINATIM_URL_ENV = "STATIONS_GENERATOR_NOMINATIM_URL"
 #: Extracts from this many MB up keep their node locations in a temporary file.
 LOCATIONS_ON_DISK_MB_ENV = "STATIONS_GENERATOR_LOCATIONS_ON_DISK_MB"
+#: Read PBF extracts with pyosmium even where the compiled reader is built.
+PYOSMIUM_READER_ENV = "STATIONS_GENERATOR_PYOSMIUM_READER"
 
 # --------------------------------------------------------------------------- #
 # The defaults
@@ -288,6 +291,19 @@ def cache_enabled() -> bool:
         False when :data:`NO_CACHE_ENV` is set to anything but ``""`` or ``0``.
     """
     return _env(NO_CACHE_ENV) in ("", "0")
+
+
+def compiled_reader_enabled() -> bool:
+    """Whether PBF extracts are read by the compiled reader where it is built.
+
+    Returns
+    -------
+    bool
+        False when :data:`PYOSMIUM_READER_ENV` is set to anything but ``""`` or ``0``
+        (the pyosmium reader then reads every extract: the reference the compiled one is
+        tested against).
+    """
+    return _env(PYOSMIUM_READER_ENV) in ("", "0")
 
 
 def nominatim_url() -> str:

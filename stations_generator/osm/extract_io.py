@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice
 from pathlib import Path
@@ -27,6 +28,7 @@ import shapely
 from shapely.geometry import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from stations_generator.core.catalogue import Prefilter
 from stations_generator.errors import InputError
 
 # osmium is imported where a file is read, not here: 19 ms of every command that reads
@@ -35,6 +37,8 @@ if TYPE_CHECKING:
     import osmium
 
 __all__ = [
+    "kept_tags",
+    "union_prefilter",
     "BBox",
     "EXTRACT_SUFFIXES",
     "Extent",
@@ -299,6 +303,42 @@ def tags_of(obj: Any) -> dict[str, str]:
     dict of str to str
     """
     return dict(all_items(obj.tags))
+
+
+def kept_tags(tags: Mapping[str, str]) -> dict[str, str]:
+    """A kept object's tags, their strings interned.
+
+    A country's points repeat the same keys and values (``amenity``, ``yes``) tens of
+    thousands of times: interned, each is held once.
+
+    Parameters
+    ----------
+    tags : mapping of str to str
+        The tags.
+
+    Returns
+    -------
+    dict of str to str
+    """
+    return {sys.intern(k): sys.intern(v) for k, v in tags.items()}
+
+
+def union_prefilter(prefilters: Iterable[Prefilter]) -> Prefilter:
+    """One prefilter letting through what any of ``prefilters`` lets through.
+
+    Parameters
+    ----------
+    prefilters : iterable of Prefilter
+
+    Returns
+    -------
+    Prefilter
+        The union of their pairs and of their bare keys.
+    """
+    prefilters = list(prefilters)
+    pairs = frozenset().union(*(p.pairs for p in prefilters))
+    keys = frozenset().union(*(p.keys for p in prefilters))
+    return Prefilter(pairs, keys)
 
 
 class TagView(Mapping[str, str]):

@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import tempfile
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
@@ -85,10 +84,12 @@ from stations_generator.osm.extract_io import (
     centre,
     extract_format,
     iterate,
+    kept_tags,
     open_extract,
     polygonal,
     relation_extent,
     tags_of,
+    union_prefilter,
     way_coords,
     way_extent,
 )
@@ -138,13 +139,13 @@ class _Relations:
             if point or route:  # with roles; an area relation's ways alone, below
                 members = [(m.type, m.ref, m.role) for m in all_items(rel.members)]
                 if point:
-                    self.point_rels[rel.id] = (_kept(tags), *_split(members))
+                    self.point_rels[rel.id] = (kept_tags(tags), *_split(members))
                 if route:
                     stops = array("q", stop_nodes(members))
-                    self.routes[rel.id] = (_kept(tags), stops)
+                    self.routes[rel.id] = (kept_tags(tags), stops)
                     self.nodes.extend(stops)
             for name in assemble:
-                self.area_tags[name][rel.id] = _kept(tags)
+                self.area_tags[name][rel.id] = kept_tags(tags)
             if assemble:  # its member ways go to the assembler
                 for m in all_items(rel.members):
                     if m.type == "w":
@@ -220,18 +221,6 @@ def _split(members: list[tuple[str, int, str]]) -> tuple[array, array, array]:
         elif kind == "r":
             rels.append(ref)
     return nodes, ways, rels
-
-
-def _kept(tags: Mapping[str, str]) -> dict[str, str]:
-    """A kept object's tags, their strings interned: a country's points repeat the same
-    keys and values (``amenity``, ``yes``) tens of thousands of times."""
-    return {sys.intern(k): sys.intern(v) for k, v in tags.items()}
-
-
-def _union_filter(prefilters) -> Any:
-    pairs = frozenset().union(*(p.pairs for p in prefilters))
-    keys = frozenset().union(*(p.keys for p in prefilters))
-    return Prefilter(pairs, keys)
 
 
 def _tag_filter(pairs: frozenset, keys: frozenset) -> Any:
@@ -397,7 +386,10 @@ def read_layers(
     """Read the points, area layers and line layers of a whole extract together.
 
     Memory grows with what is kept -- the layers and the nodes of their ways -- not with
-    the file (see the module's notes for the bound).
+    the file (see the module's notes for the bound). A PBF extract is read by the
+    compiled reader where it is built (:mod:`.pbf_layers`: the same layers, in about half
+    the time, with the needed nodes' ids in a sorted vector), unless
+    ``STATIONS_GENERATOR_PYOSMIUM_READER`` is set.
 
     Parameters
     ----------
@@ -428,6 +420,13 @@ def read_layers(
         As the readers do.
     """
     source = open_extract(path)
+    if extract_format(path) == "pbf" and settings.compiled_reader_enabled():
+        from stations_generator.osm import pbf_layers
+
+        try:
+            return pbf_layers.read_layers(Path(path), points, areas, lines, routes)
+        except pbf_layers.Declined:
+            pass  # not built, or a file it does not read (history, unsorted): pyosmium's
     with location_index(Path(path)) as storage, _short_queues():
         return _LayerReader(path, source, points, areas, lines, routes).read(storage)
 
@@ -464,9 +463,9 @@ class _LayerReader:
         self.points_keep, self.points_pre = points if points is not None else (None, None)
         shapes = [pre for _, pre in [*self.areas.values(), *self.lines.values()]]
         used = [*shapes, *([self.points_pre] if self.points_pre is not None else [])]
-        self.exact = _union_filter(used)
+        self.exact = union_prefilter(used)
         # Bare keys of the line and area layers: their ways are read with a KeyFilter.
-        self.shape_keys: frozenset[str] = _union_filter(shapes).keys if shapes else frozenset()
+        self.shape_keys: frozenset[str] = union_prefilter(shapes).keys if shapes else frozenset()
         # The ids the geometry read lets through (osmium's id sets, not Python sets).
         self.tracker = osmium.IdTracker()
         area_keeps = {n: keep for n, (keep, _) in self.areas.items()}
@@ -606,7 +605,9 @@ class _LayerReader:
         if obj.is_node():
             loc = obj.location
             if loc.valid() and self.points_keep(tags):
-                self.out_points.append(OsmElement("node", obj.id, loc.lat, loc.lon, _kept(tags)))
+                self.out_points.append(
+                    OsmElement("node", obj.id, loc.lat, loc.lon, kept_tags(tags))
+                )
             return
         needed = obj.id in self.needed_ways
         wanted = len(tags) > 0 and self.points_keep(tags)
@@ -618,7 +619,7 @@ class _LayerReader:
         if needed:
             self.way_extents[obj.id] = ext
         if wanted:
-            self.out_points.append(OsmElement("way", obj.id, *centre(ext), _kept(tags)))
+            self.out_points.append(OsmElement("way", obj.id, *centre(ext), kept_tags(tags)))
 
     def _line_of(self, way: Any, tags: dict[str, str]) -> None:
         kept = [n for n, (keep, _) in self.lines.items() if keep(tags)]
@@ -629,7 +630,7 @@ class _LayerReader:
             return
         line = shapely.LineString(coords)
         for n in kept:
-            self.found_lines[n].append((way.id, _kept(tags), line))
+            self.found_lines[n].append((way.id, kept_tags(tags), line))
 
     def _area_of(self, area: Any) -> None:
         oid = area.orig_id()
@@ -658,7 +659,7 @@ class _LayerReader:
                     TYPE_ORDER[kind],
                     oid,
                     f"{kind}/{oid}",
-                    _kept(tags or rel_tags),
+                    kept_tags(tags or rel_tags),
                     len(self.wkbs) - 1,
                 )
             )
@@ -743,7 +744,7 @@ class _LayerReader:
                     tags = tags_of(obj)
                     if self.points_keep(tags):
                         members = [(m.type, m.ref, m.role) for m in all_items(obj.members)]
-                        self.rels.point_rels[obj.id] = (_kept(tags), *_split(members))
+                        self.rels.point_rels[obj.id] = (kept_tags(tags), *_split(members))
                         late.append(obj.id)
             elif obj.is_way():
                 self.tracker.add_way(obj.id)

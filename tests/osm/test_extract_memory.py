@@ -11,6 +11,9 @@ osmium), a small part of the file's nodes, and it grows with the copies of what 
 Tracking costs 4 MiB per block of 2**25 node ids in use: a real extract's ids are
 spread over most blocks, so a small one stores every node instead, which costs less
 (:func:`~stations_generator.osm.one_pass.stores_every_node`); both give the same layers.
+
+These are the pyosmium reader's tests (the compiled reader's are in test_pbf_reader.py):
+every test here reads with it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,15 @@ pytestmark = pytest.mark.slow
 LIECHTENSTEIN = EXTRACTS / "liechtenstein-2013-08.osm.pbf"
 #: sparse_mmap_array stores a node as an 8-byte id and an 8-byte location.
 BYTES_A_NODE = 16
+
+
+@pytest.fixture(autouse=True)
+def pyosmium_reader():
+    """The pyosmium reader, even where the compiled one is built (kept through the
+    tests' own ``monkeypatch.undo()``)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("STATIONS_GENERATOR_PYOSMIUM_READER", "1")
+        yield
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,17 @@ def _admin(tags) -> bool:
     return tags.get("boundary") == "administrative" and "name" in tags
 
 
+@pytest.fixture(params=["compiled", "pyosmium"])
+def reader(request, monkeypatch):
+    """``read_layers`` by each of its readers: the compiled one (for the PBF files, where
+    it is built: test_pbf_reader.py says where it must be) and pyosmium."""
+    if request.param == "pyosmium":
+        monkeypatch.setenv("STATIONS_GENERATOR_PYOSMIUM_READER", "1")
+    else:
+        monkeypatch.delenv("STATIONS_GENERATOR_PYOSMIUM_READER", raising=False)
+    return request.param
+
+
 def _wkb(rows):
     return [(key, tags, geom.wkb) for key, tags, geom in rows]
 
@@ -99,7 +110,7 @@ def test_bare_key_alternatives_are_found_in_their_own_pass():
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_one_pass_gives_what_each_reader_gives(path):
+def test_one_pass_gives_what_each_reader_gives(path, reader):
     from stations_generator.osm import layers
     from stations_generator.osm.one_pass import read_layers
 
@@ -121,7 +132,7 @@ def _route_fields(routes):
     return [(r, r.stops, r.stop_ids) for r in routes]
 
 
-def test_one_pass_routes_without_other_layers():
+def test_one_pass_routes_without_other_layers(reader):
     """Routes alone (no catalogue has ``type=route``): the relation pass still finds them."""
     from stations_generator.osm.one_pass import read_layers
 
@@ -134,7 +145,9 @@ def test_one_pass_routes_without_other_layers():
 
 
 def test_node_locations_on_disk_give_the_same_layers(monkeypatch):
-    """Big extracts keep node locations in a file (sparse_file_array): same result."""
+    """Big extracts keep node locations in a file (sparse_file_array): same result
+    (the pyosmium reader's index; the compiled reader keeps the needed nodes' in memory)."""
+    monkeypatch.setenv("STATIONS_GENERATOR_PYOSMIUM_READER", "1")
     from stations_generator.osm import layers
     from stations_generator.osm.one_pass import location_index, read_layers
 
@@ -152,7 +165,7 @@ def test_node_locations_on_disk_give_the_same_layers(monkeypatch):
         assert _wkb(on_disk[name]) == _wkb(in_memory[name]), name
 
 
-def test_one_pass_keeps_bare_key_alternatives():
+def test_one_pass_keeps_bare_key_alternatives(reader):
     """A catalogue with a regex-only alternative: the one-pass read's key pass finds it."""
     from stations_generator.osm import layers
     from stations_generator.osm.one_pass import read_layers
@@ -177,7 +190,7 @@ def _dyke_or_bridge_area(tags) -> bool:
 @pytest.mark.parametrize(
     "name", ["helsinki-centre.osm.pbf", "krems.osm.gz", "liechtenstein-2013-08.osm.pbf"]
 )
-def test_one_pass_keeps_bare_key_lines_and_areas(name):
+def test_one_pass_keeps_bare_key_lines_and_areas(name, reader):
     """Line and area layers whose prefilter has bare keys (the curses' ``bridge``,
     ``highway``): one read gives what each reader gives without any prefilter, next to
     the question layers with exact tags."""

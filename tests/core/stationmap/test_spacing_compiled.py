@@ -82,8 +82,13 @@ def test_version_says_how_the_core_runs():
 
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0
+    from stations_generator.osm import pbf_layers
+
     build = "compiled (Cython)" if spacing.IS_COMPILED else "Python"
-    assert result.output == f"stations-generator, version {__version__} (spacing core: {build})\n"
+    reader = "libosmium" if pbf_layers.available() else "pyosmium"
+    assert result.output == (
+        f"stations-generator, version {__version__} (spacing core: {build}; PBF reader: {reader})\n"
+    )
 
 
 def test_the_source_loads_as_python(pure):

@@ -1,0 +1,281 @@
+# distutils: language = c++
+"""Python's side of ``blob_reader.hpp``: the reads, their batches as columns and lists.
+
+A batch's columns are copied out (numpy arrays, dicts of str); they stay valid after the
+next step, which frees the blob they came from.
+"""
+
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.string cimport strlen
+from libcpp cimport bool as cbool
+from libcpp.string cimport string
+from libcpp.vector cimport vector
+
+import numpy as np
+
+cdef extern from "blob_reader.hpp" namespace "sgpbf":
+    cdef cppclass Batch:
+        vector[char] kind
+        vector[int64_t] id
+        vector[uint32_t] tag_end
+        vector[const char*] keys
+        vector[const char*] values
+        vector[double] lon
+        vector[double] lat
+        vector[uint32_t] member_end
+        vector[char] member_type
+        vector[int64_t] member_ref
+        vector[const char*] member_role
+        vector[uint32_t] coord_end
+        vector[double] coords
+        vector[int64_t] area_id
+        vector[char] area_from_way
+        vector[uint32_t] area_tag_end
+        vector[const char*] area_keys
+        vector[const char*] area_values
+        string area_wkb
+        vector[uint64_t] area_wkb_end
+
+    cdef cppclass TagFilter:
+        void clear()
+        void add_pair(const string&, const string&)
+        void add_key(const string&)
+
+    cdef cppclass BlobReader:
+        BlobReader(const string&) except +
+        Batch batch
+        TagFilter filter
+        TagFilter area_filter
+        cbool auto_keep
+        size_t blob_count()
+        void track_ways(const int64_t*, size_t)
+        void need_nodes(const int64_t*, size_t)
+        void ask_relations(const int64_t*, size_t)
+        void use_areas()
+        void keep_area_relation(size_t) except +
+        void keep_way(size_t) except +
+        void start(int) except +
+        cbool step() except +
+        vector[int64_t] finish_ways() except +
+        cbool location(int64_t, double&, double&)
+        size_t tracked_ways()
+        size_t needed_nodes()
+
+RELATIONS = 0
+RELATIONS_BY_ID = 1
+WAYS = 2
+NODES_WAYS = 3
+
+
+cdef str _text(const char* s):
+    return PyUnicode_DecodeUTF8(s, strlen(s), "replace")
+
+
+cdef list _tag_dicts(const vector[uint32_t]& ends, const vector[const char*]& keys,
+                     const vector[const char*]& values):
+    cdef list out = []
+    cdef size_t i, j, start = 0
+    cdef dict tags
+    for i in range(ends.size()):
+        tags = {}
+        for j in range(start, ends[i]):
+            tags[_text(keys[j])] = _text(values[j])
+        out.append(tags)
+        start = ends[i]
+    return out
+
+
+cdef object _int64s(const vector[int64_t]& v):
+    out = np.empty(v.size(), dtype=np.int64)
+    cdef int64_t[:] view = out
+    cdef size_t i
+    for i in range(v.size()):
+        view[i] = v[i]
+    return out
+
+
+cdef object _uint32s(const vector[uint32_t]& v):
+    out = np.empty(v.size(), dtype=np.int64)
+    cdef int64_t[:] view = out
+    cdef size_t i
+    for i in range(v.size()):
+        view[i] = v[i]
+    return out
+
+
+cdef object _doubles(const vector[double]& v):
+    out = np.empty(v.size(), dtype=np.float64)
+    cdef double[:] view = out
+    cdef size_t i
+    for i in range(v.size()):
+        view[i] = v[i]
+    return out
+
+
+cdef const int64_t* _ids_pointer(const int64_t[::1] ids):
+    return &ids[0] if ids.shape[0] else NULL
+
+
+cdef class PbfReader:
+    """One PBF extract opened for the compiled reads (``blob_reader.hpp``).
+
+    Parameters
+    ----------
+    path : str
+        The file.
+
+    Raises
+    ------
+    ValueError
+        The file cannot be read this way (not PBF, a history file, or not sorted by
+        type): read it with pyosmium.
+    RuntimeError
+        The file is damaged.
+    """
+
+    cdef BlobReader* reader
+
+    def __cinit__(self, str path):
+        self.reader = new BlobReader(path.encode())
+
+    def __dealloc__(self):
+        del self.reader
+
+    @property
+    def blob_count(self) -> int:
+        return self.reader.blob_count()
+
+    @property
+    def tracked_ways(self) -> int:
+        return self.reader.tracked_ways()
+
+    @property
+    def needed_nodes(self) -> int:
+        return self.reader.needed_nodes()
+
+    def set_filter(self, pairs, keys, auto_keep=False) -> None:
+        """The next read's candidates: objects with one of ``pairs`` or of ``keys``."""
+        self.reader.filter.clear()
+        for k, v in pairs:
+            self.reader.filter.add_pair(k.encode(), v.encode())
+        for k in keys:
+            self.reader.filter.add_key(k.encode())
+        self.reader.auto_keep = bool(auto_keep)
+
+    def set_area_filter(self, pairs, keys) -> None:
+        """The assembled areas that come out: those with one of ``pairs`` or ``keys``."""
+        self.reader.area_filter.clear()
+        for k, v in pairs:
+            self.reader.area_filter.add_pair(k.encode(), v.encode())
+        for k in keys:
+            self.reader.area_filter.add_key(k.encode())
+
+    def track_ways(self, ids) -> None:
+        cdef const int64_t[::1] a = np.ascontiguousarray(ids, dtype=np.int64)
+        self.reader.track_ways(_ids_pointer(a), a.shape[0])
+
+    def need_nodes(self, ids) -> None:
+        cdef const int64_t[::1] a = np.ascontiguousarray(ids, dtype=np.int64)
+        self.reader.need_nodes(_ids_pointer(a), a.shape[0])
+
+    def ask_relations(self, ids) -> None:
+        cdef const int64_t[::1] a = np.ascontiguousarray(ids, dtype=np.int64)
+        self.reader.ask_relations(_ids_pointer(a), a.shape[0])
+
+    def use_areas(self) -> None:
+        self.reader.use_areas()
+
+    def start(self, int phase) -> None:
+        self.reader.start(phase)
+
+    def step(self) -> bool:
+        return self.reader.step()
+
+    def keep_area_relation(self, size_t i) -> None:
+        self.reader.keep_area_relation(i)
+
+    def keep_way(self, size_t i) -> None:
+        self.reader.keep_way(i)
+
+    def finish_ways(self):
+        return _int64s(self.reader.finish_ways())
+
+    # -- the current batch ------------------------------------------------------------
+
+    def kinds(self) -> bytes:
+        cdef size_t n = self.reader.batch.kind.size()
+        return self.reader.batch.kind.data()[:n] if n else b""
+
+    def ids(self):
+        return _int64s(self.reader.batch.id)
+
+    def tags(self) -> list:
+        return _tag_dicts(self.reader.batch.tag_end, self.reader.batch.keys,
+                          self.reader.batch.values)
+
+    def lon(self):
+        return _doubles(self.reader.batch.lon)
+
+    def lat(self):
+        return _doubles(self.reader.batch.lat)
+
+    def member_ends(self):
+        return _uint32s(self.reader.batch.member_end)
+
+    def member_types(self) -> bytes:
+        cdef size_t n = self.reader.batch.member_type.size()
+        return self.reader.batch.member_type.data()[:n] if n else b""
+
+    def member_refs(self):
+        return _int64s(self.reader.batch.member_ref)
+
+    def member_roles(self, size_t start, size_t end) -> list:
+        cdef size_t j
+        return [_text(self.reader.batch.member_role[j]) for j in range(start, end)]
+
+    def coord_ends(self):
+        return _uint32s(self.reader.batch.coord_end)
+
+    def coords(self):
+        return _doubles(self.reader.batch.coords).reshape(-1, 2)
+
+    def area_ids(self):
+        return _int64s(self.reader.batch.area_id)
+
+    def area_from_way(self) -> bytes:
+        cdef size_t n = self.reader.batch.area_from_way.size()
+        return self.reader.batch.area_from_way.data()[:n] if n else b""
+
+    def area_tags(self) -> list:
+        return _tag_dicts(self.reader.batch.area_tag_end, self.reader.batch.area_keys,
+                          self.reader.batch.area_values)
+
+    def area_wkbs(self) -> list:
+        cdef const char* data = self.reader.batch.area_wkb.data()
+        cdef list out = []
+        cdef uint64_t start = 0, end
+        cdef size_t i
+        for i in range(self.reader.batch.area_wkb_end.size()):
+            end = self.reader.batch.area_wkb_end[i]
+            out.append(data[start:end])
+            start = end
+        return out
+
+    def locations(self, ids):
+        """The locations of needed nodes: (lon, lat, found) arrays."""
+        cdef const int64_t[::1] a = np.ascontiguousarray(ids, dtype=np.int64)
+        n = a.shape[0]
+        lon = np.zeros(n, dtype=np.float64)
+        lat = np.zeros(n, dtype=np.float64)
+        found = np.zeros(n, dtype=np.bool_)
+        cdef double[:] x = lon
+        cdef double[:] y = lat
+        cdef double lo = 0, la = 0
+        cdef Py_ssize_t i
+        for i in range(n):
+            if self.reader.location(a[i], lo, la):
+                x[i] = lo
+                y[i] = la
+                found[i] = True
+        return lon, lat, found
