@@ -72,56 +72,39 @@ from typing import Any
 import numpy as np
 import osmium
 import osmium.filter
-import shapely
 
 from stations_generator import settings
 from stations_generator.core.catalogue import Prefilter
-from stations_generator.core.elements import OsmElement
 from stations_generator.osm.extract_io import (
-    TYPE_ORDER,
-    Extent,
     all_items,
-    centre,
     extract_format,
     iterate,
     kept_tags,
     open_extract,
-    polygonal,
-    relation_extent,
     tags_of,
-    union_prefilter,
     way_coords,
     way_extent,
 )
-from stations_generator.osm.routes import is_route, make_routes, stop_nodes
+from stations_generator.osm.layer_finds import LayerFinds
+from stations_generator.osm.routes import stop_nodes
 
 __all__ = ["geometry_read", "location_index", "read_layers", "stores_every_node"]
 
 
 class _Relations:
-    """The first read's relation filter, which also collects the points' relations, the
-    transit routes (and their stops' ids) and the area relations (their member ways go
-    into the tracker; read 2 hands the complete ones to the assembler).
+    """The first read's relation filter: the points' relations, the transit routes (and
+    their stops' ids) and the area relations go to the :class:`LayerFinds` (an area
+    relation's member ways into the tracker; read 2 hands the complete ones to the
+    assembler).
 
     A relation's members are read from osmium once, whatever wants them (a route is
     often a point too, and its members are many).
     """
 
-    def __init__(
-        self,
-        points_keep,
-        area_keeps: Mapping[str, Any],
-        route_kinds: tuple[str, ...] | None,
-        tracker: osmium.IdTracker,
-    ) -> None:
-        self.points_keep = points_keep
-        self.area_keeps = area_keeps
-        self.route_kinds = route_kinds
+    def __init__(self, finds: LayerFinds, tracker: osmium.IdTracker) -> None:
+        self.finds = finds
         self.tracker = tracker
         self.nodes = array("q")  # the routes' stops: their locations are needed
-        self.point_rels: dict[int, tuple[dict[str, str], list, list, list]] = {}
-        self.area_tags: dict[str, dict[int, dict[str, str]]] = {n: {} for n in area_keeps}
-        self.routes: dict[int, tuple[dict[str, str], list[int]]] = {}
         self.error: BaseException | None = None
 
     def relation(self, rel: Any) -> bool:
@@ -131,21 +114,18 @@ class _Relations:
             if not len(rel.tags):
                 return True
             tags = tags_of(rel)  # one copy: several predicates look at it
-            point = self.points_keep is not None and self.points_keep(tags)
-            route = self.route_kinds is not None and is_route(tags, self.route_kinds)
-            assemble = [name for name, keep in self.area_keeps.items() if keep(tags)]
+            point, route, assemble = self.finds.relation_kinds(tags)
             if not (point or route or assemble):
                 return True
             if point or route:  # with roles; an area relation's ways alone, below
                 members = [(m.type, m.ref, m.role) for m in all_items(rel.members)]
                 if point:
-                    self.point_rels[rel.id] = (kept_tags(tags), *_split(members))
+                    self.finds.point_rels[rel.id] = (kept_tags(tags), *_split(members))
                 if route:
                     stops = array("q", stop_nodes(members))
-                    self.routes[rel.id] = (kept_tags(tags), stops)
+                    self.finds.routes_found[rel.id] = (kept_tags(tags), stops)
                     self.nodes.extend(stops)
-            for name in assemble:
-                self.area_tags[name][rel.id] = kept_tags(tags)
+            self.finds.add_area_relation(rel.id, tags, assemble)
             if assemble:  # its member ways go to the assembler
                 for m in all_items(rel.members):
                     if m.type == "w":
@@ -154,10 +134,6 @@ class _Relations:
             self.error = exc
             return True
         return not assemble
-
-    def area_ids(self) -> set[int]:
-        """The ids of the relations some area layer keeps."""
-        return set().union(*self.area_tags.values())
 
 
 class _Completer:
@@ -457,27 +433,17 @@ class _LayerReader:
     """One read of an extract for :func:`read_layers`: the passes and what they find."""
 
     def __init__(self, path, source, points, areas, lines, routes) -> None:
-        self.path, self.source, self.routes = path, source, routes
-        self.areas: dict[str, tuple[Any, Prefilter]] = dict(areas or {})
-        self.lines: dict[str, tuple[Any, Prefilter]] = dict(lines or {})
-        self.points_keep, self.points_pre = points if points is not None else (None, None)
-        shapes = [pre for _, pre in [*self.areas.values(), *self.lines.values()]]
-        used = [*shapes, *([self.points_pre] if self.points_pre is not None else [])]
-        self.exact = union_prefilter(used)
-        # Bare keys of the line and area layers: their ways are read with a KeyFilter.
-        self.shape_keys: frozenset[str] = union_prefilter(shapes).keys if shapes else frozenset()
+        self.path, self.source = path, source
+        self.finds = finds = LayerFinds(points, areas, lines, routes)
+        # (their names as the reads below use them)
+        self.routes, self.areas, self.lines = finds.routes, finds.areas, finds.lines
+        self.points_keep, self.points_pre = finds.points_keep, finds.points_pre
+        self.exact, self.shape_keys = finds.exact, finds.shape_keys
         # The ids the geometry read lets through (osmium's id sets, not Python sets).
         self.tracker = osmium.IdTracker()
-        area_keeps = {n: keep for n, (keep, _) in self.areas.items()}
-        self.rels = _Relations(self.points_keep, area_keeps, routes, self.tracker)
+        self.rels = _Relations(finds, self.tracker)
         self.manager = osmium.area.AreaManager() if self.areas else None
-        self.out_points: list[OsmElement] = []
-        self.way_extents: dict[int, Extent] = {}
-        self.found_areas: dict[str, list] = {n: [] for n in self.areas}
-        self.found_lines: dict[str, list] = {n: [] for n in self.lines}
         self.factory = osmium.geom.WKBFactory()
-        self.wkbs: list[bytes | None] = []  # the areas' geometry until the read is over
-        self.needed_ways: set[int] = set()  # the points' relations' member ways
         self.nodes = array("q")  # the points' relations' member nodes
         self.sample = array("q")  # the first node of each wanted way (stores_every_node)
         self.every_node = False
@@ -487,7 +453,7 @@ class _LayerReader:
         """All the reads, with the needed node locations in ``storage``; the layers found."""
         self._wanted_pass()
         if self.points_keep is not None:
-            self._add_children(list(self.rels.point_rels))
+            self._add_children(list(self.finds.point_rels))
             if self.points_pre.keys:
                 self._keyed_pass()
         known = self.rels.nodes + self.nodes  # nodes whose locations are needed
@@ -503,20 +469,13 @@ class _LayerReader:
         self._sort_geometry_pass()
         result: dict[str, list] = {}
         if self.routes is not None:
-            result["routes"] = self._routes()
+            result["routes"] = self.finds.routes_layer(self._locate)
         if self.points_keep is not None:
-            result["points"] = self._points()
+            result["points"] = self.finds.points_layer(self._locate)
         # The id sets, the locations and the assembler go before the areas' WKB (16
         # bytes a point) becomes GEOS geometry (~27 bytes a point): the peak is lower.
         self.index = self.tracker = self.rels.tracker = self.manager = None
-        geoms = self._area_geometries()
-        for n, rows in self.found_areas.items():
-            rows.sort(key=lambda t: (t[0], t[1]))
-            result[n] = [(key, tags, geoms[i]) for _, _, key, tags, i in rows if geoms[i]]
-        for n, rows in self.found_lines.items():
-            rows.sort(key=lambda t: t[0])
-            result[n] = [(f"way/{wid}", tags, line) for wid, tags, line in rows]
-        return result
+        return {**result, **self.finds.shape_layers()}
 
     def _wanted_pass(self) -> None:
         """Read 1 (no locations): the tagged nodes as points; the wanted ways, the
@@ -542,8 +501,8 @@ class _LayerReader:
         keyed_shapes = bool(self.shape_keys)
         for obj in iterate(first, self.path):
             if obj.is_node():
-                self._point_of(obj, None, tags_of(obj))
-            elif obj.is_way() and (not keyed_shapes or self._wanted_way(obj)):
+                self._node(obj, tags_of(obj))
+            elif obj.is_way() and (not keyed_shapes or self.finds.wanted_way(tags_of(obj))):
                 self.tracker.add_way(obj.id)
                 if len(obj.nodes):
                     self.sample.append(obj.nodes[0].ref)
@@ -557,7 +516,7 @@ class _LayerReader:
         assembler's first pass (ways come before relations in a sorted file)."""
         o = osmium.osm
         types = o.WAY | (o.RELATION if self.manager is not None else o.NOTHING)
-        completer = _Completer(self.tracker, self.rels.area_ids(), self.every_node)
+        completer = _Completer(self.tracker, self.finds.area_relation_ids(), self.every_node)
         second = osmium.FileProcessor(self.source, types)
         second = second.with_filter(self.tracker.id_filter().enable_for(o.WAY))
         second = second.with_filter(completer)
@@ -567,18 +526,7 @@ class _LayerReader:
             pass  # (the handlers did the work; only complete area relations come out)
         if completer.error is not None:
             raise completer.error
-        for rid in completer.incomplete:  # never assembled: their tags are not needed
-            for tags in self.rels.area_tags.values():
-                tags.pop(rid, None)
-
-    def _wanted_way(self, way: Any) -> bool:
-        """Whether a way past a KeyFilter has an exact tag, or a line or area layer keeps it."""
-        tags = tags_of(way)
-        if any((k, v) in self.exact.pairs for k, v in tags.items()):
-            return True
-        if self.points_keep is not None and self.points_keep(tags):
-            return True
-        return any(keep(tags) for keep, _ in [*self.lines.values(), *self.areas.values()])
+        self.finds.drop_area_relations(completer.incomplete)  # never assembled
 
     def _sort_geometry_pass(self) -> None:
         """Read 3: each tracked way and each area to the layers that keep it."""
@@ -594,93 +542,34 @@ class _LayerReader:
         for obj in iterate(main, self.path):
             if obj.is_area():
                 self._area_of(obj)
-                continue
-            tags = tags_of(obj)
-            if self.points_keep is not None:
-                self._point_of(obj, way_extent, tags)
-            if self.lines and tags:
-                self._line_of(obj, tags)
-
-    def _point_of(self, obj: Any, extent, tags: dict[str, str]) -> None:
-        if obj.is_node():
-            loc = obj.location
-            if loc.valid() and self.points_keep(tags):
-                self.out_points.append(
-                    OsmElement("node", obj.id, loc.lat, loc.lon, kept_tags(tags))
+            else:  # (the extent and vertices worked out only if a layer wants them)
+                self.finds.way(
+                    obj.id,
+                    tags_of(obj),
+                    lambda way=obj: way_extent(way),
+                    lambda way=obj: way_coords(way),
                 )
-            return
-        needed = obj.id in self.needed_ways
-        wanted = len(tags) > 0 and self.points_keep(tags)
-        if not (needed or wanted):
-            return
-        ext = extent(obj)
-        if ext is None:
-            return
-        if needed:
-            self.way_extents[obj.id] = ext
-        if wanted:
-            self.out_points.append(OsmElement("way", obj.id, *centre(ext), kept_tags(tags)))
 
-    def _line_of(self, way: Any, tags: dict[str, str]) -> None:
-        kept = [n for n, (keep, _) in self.lines.items() if keep(tags)]
-        if not kept:
-            return
-        coords = way_coords(way)
-        if len(coords) < 2:
-            return
-        line = shapely.LineString(coords)
-        for n in kept:
-            self.found_lines[n].append((way.id, kept_tags(tags), line))
+    def _node(self, node: Any, tags: dict[str, str]) -> None:
+        loc = node.location
+        if loc.valid():
+            self.finds.node(node.id, loc.lat, loc.lon, tags)
 
     def _area_of(self, area: Any) -> None:
-        oid = area.orig_id()
-        tags = None
-        if area.from_way():
-            if not len(area.tags):
-                return
-            tags = tags_of(area)
-            kept = [(n, None) for n, (keep, _) in self.areas.items() if keep(tags)]
-            kind = "way"
-        else:
-            kept = [(n, self.rels.area_tags[n].get(oid)) for n in self.areas]
-            kept = [(n, t) for n, t in kept if t is not None]
-            kind = "relation"
-        if not kept:
-            return
-        try:
-            # osmium writes hex WKB; GEOS parses binary WKB much faster than hex.
-            wkb = bytes.fromhex(self.factory.create_multipolygon(area))
-        except (RuntimeError, ValueError):
-            return
-        self.wkbs.append(wkb)  # made geometry once the read is over
-        for n, rel_tags in kept:
-            self.found_areas[n].append(
-                (
-                    TYPE_ORDER[kind],
-                    oid,
-                    f"{kind}/{oid}",
-                    kept_tags(tags or rel_tags),
-                    len(self.wkbs) - 1,
-                )
-            )
-
-    def _area_geometries(self) -> list[Any]:
-        """The areas' polygonal geometry, by their place in ``wkbs`` (None where GEOS
-        cannot read it or it has no polygon); each WKB is dropped once read."""
-        geoms: list[Any] = []
-        for i, wkb in enumerate(self.wkbs):
-            self.wkbs[i] = None
-            try:
-                geoms.append(polygonal(shapely.from_wkb(wkb)))
-            except (RuntimeError, ValueError, shapely.errors.GEOSException):
-                geoms.append(None)
-        self.wkbs = []
-        return geoms
+        from_way = area.from_way()
+        tags = tags_of(area) if from_way and len(area.tags) else {}
+        # osmium writes hex WKB; GEOS parses binary WKB much faster than hex.
+        self.finds.area(
+            from_way,
+            area.orig_id(),
+            tags,
+            lambda: bytes.fromhex(self.factory.create_multipolygon(area)),
+        )
 
     def _add_children(self, rids: list[int]) -> None:
         """Member relations' node and way members join their parents' (one level); the
         relations' member ways go into the tracker, their member nodes are noted."""
-        kept = [self.rels.point_rels[r] for r in rids]
+        kept = [self.finds.point_rels[r] for r in rids]
         child_ids = {c for _, _, _, cs in kept for c in cs}
         if child_ids:
             children: dict[int, tuple[list, list]] = {}
@@ -701,31 +590,19 @@ class _LayerReader:
             self.nodes.extend(nodes)
             for wid in ways:
                 self.tracker.add_way(wid)
-                self.needed_ways.add(wid)
+                self.finds.needed_ways.add(wid)
 
-    def _routes(self) -> list:
-        """The routes, their stops located from the index."""
+    def _locate(self, ids: list[int]) -> dict[int, tuple[float, float]]:
+        """The (lon, lat) of the nodes ``ids`` the location index holds."""
         where: dict[int, tuple[float, float]] = {}
-        for _, stops in self.rels.routes.values():
-            for nid in stops:
-                if nid in where:
-                    continue
-                try:
-                    loc = self.index.get(nid)
-                except KeyError:
-                    continue
-                if loc.valid():
-                    where[nid] = (loc.lon, loc.lat)
-        return make_routes(self.rels.routes, where)
-
-    def _points(self) -> list[OsmElement]:
-        """The points layer: the nodes, ways and relations found."""
-        for rid, (tags, nodes, ways, _) in self.rels.point_rels.items():
-            ext = relation_extent(nodes, ways, self.index, self.way_extents)
-            if ext is not None:
-                self.out_points.append(OsmElement("relation", rid, *centre(ext), tags))
-        self.out_points.sort(key=lambda e: (TYPE_ORDER[e.osm_type], e.osm_id))
-        return self.out_points
+        for nid in ids:
+            try:
+                loc = self.index.get(nid)
+            except KeyError:
+                continue
+            if loc.valid():
+                where[nid] = (loc.lon, loc.lat)
+        return where
 
     def _keyed_pass(self) -> None:
         """Read 1b: nodes, ways and relations with a points bare key (no exact tag).
@@ -740,16 +617,16 @@ class _LayerReader:
         late: list[int] = []
         for obj in iterate(keyed, self.path):
             if obj.is_relation():
-                if obj.id not in self.rels.point_rels:
+                if obj.id not in self.finds.point_rels:
                     tags = tags_of(obj)
                     if self.points_keep(tags):
                         members = [(m.type, m.ref, m.role) for m in all_items(obj.members)]
-                        self.rels.point_rels[obj.id] = (kept_tags(tags), *_split(members))
+                        self.finds.point_rels[obj.id] = (kept_tags(tags), *_split(members))
                         late.append(obj.id)
             elif obj.is_way():
                 self.tracker.add_way(obj.id)
             else:
                 tags = tags_of(obj)
                 if not any((k, v) in pairs for k, v in tags.items()):
-                    self._point_of(obj, None, tags)
+                    self._node(obj, tags)
         self._add_children(late)

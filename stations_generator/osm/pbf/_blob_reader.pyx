@@ -47,12 +47,14 @@ cdef extern from "blob_reader.hpp" namespace "sgpbf":
         Batch batch
         TagFilter filter
         TagFilter area_filter
+        TagFilter way_filter
         cbool auto_keep
         size_t blob_count()
         void track_ways(const int64_t*, size_t)
         void need_nodes(const int64_t*, size_t)
         void ask_relations(const int64_t*, size_t)
         void use_areas()
+        void offer_ways(const int64_t*, size_t)
         void keep_area_relation(size_t) except +
         void keep_way(size_t) except +
         void start(int) except +
@@ -72,15 +74,21 @@ cdef str _text(const char* s):
     return PyUnicode_DecodeUTF8(s, strlen(s), "replace")
 
 
+cdef str _interned(const char* s):
+    """A tag's key or value, interned: a country's objects repeat the same strings."""
+    return intern(PyUnicode_DecodeUTF8(s, strlen(s), "replace"))
+
+
 cdef list _tag_dicts(const vector[uint32_t]& ends, const vector[const char*]& keys,
                      const vector[const char*]& values):
+    """Each object's tags, a fresh dict of interned strings."""
     cdef list out = []
     cdef size_t i, j, start = 0
     cdef dict tags
     for i in range(ends.size()):
         tags = {}
         for j in range(start, ends[i]):
-            tags[_text(keys[j])] = _text(values[j])
+            tags[_interned(keys[j])] = _interned(values[j])
         out.append(tags)
         start = ends[i]
     return out
@@ -170,6 +178,20 @@ cdef class PbfReader:
             self.reader.area_filter.add_pair(k.encode(), v.encode())
         for k in keys:
             self.reader.area_filter.add_key(k.encode())
+
+    def set_way_filter(self, pairs, keys) -> None:
+        """The tracked ways the geometry read offers: those with one of ``pairs`` or
+        ``keys`` (and those :meth:`offer_ways` names)."""
+        self.reader.way_filter.clear()
+        for k, v in pairs:
+            self.reader.way_filter.add_pair(k.encode(), v.encode())
+        for k in keys:
+            self.reader.way_filter.add_key(k.encode())
+
+    def offer_ways(self, ids) -> None:
+        """Ways the geometry read offers whatever their tags (their extents are needed)."""
+        cdef const int64_t[::1] a = np.ascontiguousarray(ids, dtype=np.int64)
+        self.reader.offer_ways(_ids_pointer(a), a.shape[0])
 
     def track_ways(self, ids) -> None:
         cdef const int64_t[::1] a = np.ascontiguousarray(ids, dtype=np.int64)

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -170,6 +171,7 @@ class BlobReader {
     std::vector<std::uint32_t> bucket_;  // needed_[bucket_[id >> SHIFT] ...) per 65536 ids
     static constexpr int SHIFT = 16;
     std::vector<u64> rel_ids_;     // RELATIONS_BY_ID: the ids asked for, sorted
+    std::vector<u64> extent_ways_;  // NODES_WAYS: ways offered whatever their tags, sorted
     osmium::memory::Buffer area_rels_{1024, osmium::memory::Buffer::auto_grow::yes};
     using Manager = osmium::area::MultipolygonManager<osmium::area::Assembler>;
     using Pass2 = std::remove_reference_t<decltype(std::declval<Manager&>().handler())>;
@@ -369,7 +371,18 @@ class BlobReader {
             return;
         }
         auto& w = static_cast<osmium::Way&>(o);
-        if (way_index(static_cast<u64>(w.id())) == SIZE_MAX) return;
+        u64 id = static_cast<u64>(w.id());
+        if (way_index(id) == SIZE_MAX) return;
+        // Python gets the ways a layer may keep (their tags pass way_filter) and those
+        // whose extent it needs; the others (e.g. boundaries' member ways) only the
+        // assembler.
+        bool offered = (!w.tags().empty() && way_filter.matches(w.tags())) ||
+                       std::binary_search(extent_ways_.begin(), extent_ways_.end(), id);
+        if (!offered) {
+            for (auto& nr : w.nodes()) nr.set_location(where(static_cast<u64>(nr.ref())));
+            if (pass2_) pass2_->way(w);
+            return;
+        }
         batch.add(w, 'w');
         for (auto& nr : w.nodes()) {
             osmium::Location loc = where(static_cast<u64>(nr.ref()));
@@ -430,6 +443,7 @@ public:
     Batch batch;
     TagFilter filter;      // the candidates' filter of the next read (nodes' in NODES_WAYS)
     TagFilter area_filter;  // the assembled areas that come out
+    TagFilter way_filter;   // NODES_WAYS: the tracked ways offered to Python
     bool auto_keep = false;  // WAYS: keep every candidate way, offering none to Python
 
     explicit BlobReader(const std::string& path) {
@@ -460,6 +474,10 @@ public:
         sort_unique(rel_ids_);
     }
     void use_areas() { areas_ = true; }
+    void offer_ways(const std::int64_t* ids, std::size_t n) {
+        extent_ways_.assign(ids, ids + n);
+        sort_unique(extent_ways_);
+    }
 
     // Candidate i of the current batch (a relation) goes to the assembler if complete.
     void keep_area_relation(std::size_t i) {
@@ -502,6 +520,7 @@ public:
         parts_.clear();
         area_out_.clear();
         batch.clear();
+        ::malloc_trim(0);  // the last read's decoded blocks, freed on worker threads, handed back
         last_type_ = 0;
         flushed_ = false;
     }
