@@ -58,7 +58,7 @@ namespace sgpbf {
 
 using u64 = std::uint64_t;
 
-enum Phase : int { RELATIONS = 0, RELATIONS_BY_ID = 1, WAYS = 2, NODES_WAYS = 3 };
+enum Phase : int { RELATIONS = 0, RELATIONS_BY_ID = 1, WAYS = 2, NODES_WAYS = 3, AREA_RELATIONS = 4 };
 
 // Objects with one of some (key, value) pairs or one of some keys.
 class TagFilter {
@@ -170,9 +170,17 @@ class BlobReader {
     std::size_t dedupe_at_ = 1 << 20;
     std::vector<std::uint32_t> bucket_;  // needed_[bucket_[id >> SHIFT] ...) per 65536 ids
     static constexpr int SHIFT = 16;
+    // Blocks decoded ahead on worker threads. Two keep two cores busy; each decoded
+    // block of relations holds ~13 MB (4 ahead: +94 MB at 256 tiles, for no time).
+    static constexpr std::size_t kReadAhead = 2;
     std::vector<u64> rel_ids_;     // RELATIONS_BY_ID: the ids asked for, sorted
     std::vector<u64> extent_ways_;  // NODES_WAYS: ways offered whatever their tags, sorted
-    osmium::memory::Buffer area_rels_{1024, osmium::memory::Buffer::auto_grow::yes};
+    // The area relations Python keeps, until the ways read says which are complete: their
+    // ids and member ways (8 bytes a member; the complete ones are read again, by id,
+    // for the assembler, which copies them).
+    std::vector<u64> area_rel_ids_;
+    std::vector<u64> area_members_;
+    std::vector<std::size_t> area_member_end_;
     using Manager = osmium::area::MultipolygonManager<osmium::area::Assembler>;
     using Pass2 = std::remove_reference_t<decltype(std::declval<Manager&>().handler())>;
     Manager manager_{osmium::area::Assembler::config_type{}};
@@ -322,6 +330,11 @@ class BlobReader {
     }
 
     void relation_step(const osmium::Relation& r) {
+        if (phase_ == AREA_RELATIONS) {
+            if (std::binary_search(rel_ids_.begin(), rel_ids_.end(), static_cast<u64>(r.id())))
+                manager_.relation(r);
+            return;
+        }
         if (phase_ == RELATIONS_BY_ID) {
             if (!std::binary_search(rel_ids_.begin(), rel_ids_.end(), static_cast<u64>(r.id()))) return;
         } else if (r.tags().empty() || !filter.matches(r.tags())) {
@@ -483,10 +496,13 @@ public:
     void keep_area_relation(std::size_t i) {
         const auto& r = static_cast<const osmium::Relation&>(*batch.object.at(i));
         if (!manager_.new_relation(r)) return;
-        area_rels_.add_item(r);
-        area_rels_.commit();
-        for (const auto& m : r.members())
-            if (m.type() == osmium::item_type::way) ways_.push_back(static_cast<u64>(m.ref()));
+        area_rel_ids_.push_back(static_cast<u64>(r.id()));
+        for (const auto& m : r.members()) {
+            if (m.type() != osmium::item_type::way) continue;
+            area_members_.push_back(static_cast<u64>(m.ref()));
+            ways_.push_back(static_cast<u64>(m.ref()));
+        }
+        area_member_end_.push_back(area_members_.size());
     }
     // Candidate i of the current batch (a way) is tracked.
     void keep_way(std::size_t i) {
@@ -503,7 +519,7 @@ public:
         }
         phase_ = phase;
         std::size_t n = blobs_.size();
-        if (phase == RELATIONS || phase == RELATIONS_BY_ID) {
+        if (phase == RELATIONS || phase == RELATIONS_BY_ID || phase == AREA_RELATIONS) {
             types_ = osmium::osm_entity_bits::relation;
             next_ = first_rel_blob_;
             last_ = n;
@@ -536,9 +552,10 @@ public:
                 manager_.flush_output();
                 return true;
             }
+            ::malloc_trim(0);  // the read is over: its freed blocks handed back
             return false;
         }
-        while (next_ < last_ && ahead_.size() < 4) {
+        while (next_ < last_ && ahead_.size() < kReadAhead) {
             std::size_t i = next_++;
             auto types = types_;
             ahead_.push_back(std::async(std::launch::async, [this, i, types] { return decode(i, types); }));
@@ -563,16 +580,28 @@ public:
     // the needed nodes' ids sorted, their locations to come.
     std::vector<std::int64_t> finish_ways() {
         std::vector<std::int64_t> incomplete;
-        for (const auto& r : area_rels_.select<osmium::Relation>()) {
+        std::vector<u64> complete;
+        std::size_t m = 0;
+        for (std::size_t r = 0; r < area_rel_ids_.size(); ++r) {
             bool ok = true;
-            for (const auto& m : r.members()) {
-                if (m.type() != osmium::item_type::way) continue;
-                std::size_t i = way_index(static_cast<u64>(m.ref()));
-                if (i == SIZE_MAX || !way_found_[i]) { ok = false; break; }
+            for (; m < area_member_end_[r]; ++m) {
+                std::size_t i = way_index(area_members_[m]);
+                ok = ok && i != SIZE_MAX && way_found_[i];
             }
-            if (ok) manager_.relation(r); else incomplete.push_back(r.id());
+            if (ok) complete.push_back(area_rel_ids_[r]);
+            else incomplete.push_back(static_cast<std::int64_t>(area_rel_ids_[r]));
         }
-        area_rels_ = osmium::memory::Buffer{1024, osmium::memory::Buffer::auto_grow::yes};
+        area_rel_ids_ = {};
+        area_members_ = {};
+        area_member_end_ = {};
+        if (!complete.empty()) {  // the complete ones, read again, to the assembler
+            rel_ids_.swap(complete);
+            sort_unique(rel_ids_);
+            start(AREA_RELATIONS);
+            while (step()) {
+            }
+            rel_ids_ = {};
+        }
         manager_.prepare_for_lookup();
         if (areas_) pass2_ = &manager_.handler([this](osmium::memory::Buffer&& b) { on_areas(std::move(b)); });
         sort_unique(new_ways_);
