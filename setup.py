@@ -42,7 +42,7 @@ COMPILED = [
 RETIRED = ["stations_generator/core/stationmap/spacing.py"]
 RECORD = ROOT / "stations_generator" / "core" / "stationmap" / "compiled_sources.json"
 #: The PBF reader: its Cython wrapper, the C++ it wraps, and where its record goes.
-PBF_READER = "stations_generator/osm/pbf/_blob_reader.pyx"
+PBF_READER = "stations_generator/osm/pbf/reader.pyx"
 PBF_HEADER = "stations_generator/osm/pbf/blob_reader.hpp"
 PBF_RECORD = ROOT / "stations_generator" / "osm" / "pbf" / "compiled_sources.json"
 #: The headers the PBF reader includes (libosmium is header-only; it links zlib alone).
@@ -100,7 +100,7 @@ def _pbf_reader(cythonize) -> list:
     from setuptools import Extension
 
     reader = Extension(
-        "stations_generator.osm.pbf._blob_reader",
+        "stations_generator.osm.pbf.reader",
         [PBF_READER],
         language="c++",
         include_dirs=[str(ROOT / Path(PBF_HEADER).parent)],

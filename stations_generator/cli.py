@@ -106,7 +106,7 @@ def spacing_core_build() -> str:
 def pbf_reader_build() -> str:
     """Which reader reads PBF extracts: ``"libosmium"`` (the compiled one) or ``"pyosmium"``
     (without importing it)."""
-    spec = importlib.util.find_spec("stations_generator.osm.pbf._blob_reader")
+    spec = importlib.util.find_spec("stations_generator.osm.pbf.reader")
     return "libosmium" if spec is not None else "pyosmium"
 
 

@@ -167,9 +167,17 @@ def _json_columns(name: str, values: list) -> dict[str, np.ndarray]:
     """``values`` as :func:`pack_json` packs them (column ``name``), and where each one's
     JSON text starts in it (``name_at``: n + 1 byte offsets, the last one past the end):
     a reader can then parse only the rows it needs."""
-    parts = [json.dumps(v, ensure_ascii=False, separators=(",", ":")).encode() for v in values]
-    text = b"[" + b",".join(parts) + b"]"  # the bytes pack_json(values) gives
-    at = np.cumsum([1, *(len(p) + 1 for p in parts)], dtype=np.int64)
+    # One growing buffer (not a list of parts and their join: twice the text at the peak).
+    text = bytearray(b"[")
+    at = np.empty(len(values) + 1, dtype=np.int64)
+    at[0] = 1
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    for i, v in enumerate(values):
+        if i:
+            text += b","
+        text += encode(v).encode()
+        at[i + 1] = len(text) + 1
+    text += b"]"  # the bytes pack_json(values) gives
     return {name: np.frombuffer(text, dtype=np.uint8), f"{name}_at": at}
 
 
@@ -180,14 +188,14 @@ def _json_rows(columns: dict[str, np.ndarray], name: str, n: int) -> Callable[[l
     if at is None:
         values = unpack_json(columns[name], n)
         return lambda picked: [values[i] for i in picked]
-    text = columns[name].tobytes()
+    text = columns[name]  # (a row's bytes are copied out when it is made, not the column)
     end = len(text) if n else 1  # (the offset past the last row: 1 when there is none)
     if at.shape != (n + 1,) or at[0] != 1 or at[-1] != end or (np.diff(at) < 2).any():
         raise CacheEntryError(f"the {name} offsets do not match")
 
     def rows(picked: list[int]) -> list:
         starts, ends = _spans(at, picked)
-        return [json.loads(text[a : b - 1]) for a, b in zip(starts, ends, strict=True)]
+        return [json.loads(text[a : b - 1].tobytes()) for a, b in zip(starts, ends, strict=True)]
 
     return rows
 
@@ -237,17 +245,6 @@ class _Held:
         return [rows[i] for i in wanted]
 
 
-def _held_of(name: str, value: list) -> _Held:
-    """A layer as the extract's read gave it."""
-    if name == "points":
-        lon = np.array([e.lon for e in value], dtype=np.float64)
-        lat = np.array([e.lat for e in value], dtype=np.float64)
-        return _Held(np.column_stack([lon, lat, lon, lat]), value)
-    if name == "routes":
-        return _Held(_route_envelopes([r.stops for r in value]), value)
-    return _Held(_envelopes([g for _, _, g in value]), value)
-
-
 def _points_held(columns: dict[str, np.ndarray]) -> _Held:
     kinds, ids, lat, lon = (columns[c] for c in ("type", "id", "lat", "lon"))
     n = len(ids)
@@ -279,12 +276,16 @@ def _points_held(columns: dict[str, np.ndarray]) -> _Held:
 
 
 def _shapes_columns(rows: list[tuple[str, dict, BaseGeometry]]) -> dict[str, np.ndarray]:
-    blobs = [shapely.to_wkb(g) for _, _, g in rows]
+    wkb = bytearray()  # one growing buffer: each row's WKB is made and copied in at once
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    for i, (_, _, geom) in enumerate(rows):
+        wkb += shapely.to_wkb(geom)
+        offsets[i + 1] = len(wkb)
     return {
         **_json_columns("keys", [k for k, _, _ in rows]),
         **_json_columns("tags", [t for _, t, _ in rows]),
-        "offsets": np.cumsum([0, *map(len, blobs)], dtype=np.int64),
-        "wkb": np.frombuffer(b"".join(blobs), dtype=np.uint8),
+        "offsets": offsets,
+        "wkb": np.frombuffer(wkb, dtype=np.uint8),
         "bounds": _envelopes([g for _, _, g in rows]),
     }
 
@@ -303,14 +304,16 @@ def _shapes_held(columns: dict[str, np.ndarray], kinds: tuple[type, ...]) -> _He
         raise CacheEntryError("geometry offsets do not match")
     keys = _json_rows(columns, "keys", n)
     tags = _json_rows(columns, "tags", n)
-    raw = wkb.tobytes()
+    raw = wkb  # (each row's WKB is copied out when it is made, not the column)
     bounds = columns.get("bounds")
 
     def make(picked: list[int]) -> list:
         found = _str_dicts(tags(picked))
         starts, ends = _spans(offsets, picked)
         try:
-            geoms = shapely.from_wkb([raw[a:b] for a, b in zip(starts, ends, strict=True)])
+            geoms = shapely.from_wkb(
+                [raw[a:b].tobytes() for a, b in zip(starts, ends, strict=True)]
+            )
         except shapely.errors.GEOSException as exc:
             raise CacheEntryError(f"bad geometry ({exc})") from None
         out = []
@@ -407,10 +410,15 @@ def _held(path: Path, name: str, index, *, fresh: bool = False) -> tuple[_Held, 
             return held, key
     # A miss reads every layer at once: the next command's layers are then there too.
     found = _read_on_demand(path, name) if name in ON_DEMAND_LINE_LAYERS else None
-    for other, value in (found or _read_all(path, index)).items():
+    found = found or _read_all(path, index)
+    while found:  # each layer's rows go once its columns are made: a lower peak
+        other, value = found.popitem()
         other_key = cache.key(path, _layer_id(other, index))
-        cache.store(other_key, _columns(other, value))
-        _MEMO[(str(cache.folder), other_key)] = _held_of(other, value)
+        columns = _columns(other, value)
+        del value
+        cache.store(other_key, columns)
+        # Held as the columns (a row made when a box asks for it), as a cached run holds it.
+        _MEMO[(str(cache.folder), other_key)] = _held_from(other, columns)
     return _MEMO[memo], key
 
 

@@ -1,5 +1,11 @@
 """Read several layers of an extract together: points, areas and lines.
 
+:func:`read_layers` reads a PBF extract with the compiled reader where the package was
+built with it (:mod:`.pbf_layers`: the same layers, about half the time, memory bounded
+by what is kept however the file's ids are spread); this module's pyosmium reader reads
+the other formats, the PBF files the compiled one declines, and every file where it is
+not built or ``STATIONS_GENERATOR_PYOSMIUM_READER`` is set.
+
 :func:`read_layers` gives, for the whole file, exactly what
 :func:`~stations_generator.osm.extracts.read_points`, ``read_areas`` and ``read_lines``
 give one by one (same objects, tags, geometry, order), in three reads of the file,

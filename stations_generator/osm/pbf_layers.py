@@ -47,9 +47,9 @@ from stations_generator.osm.layer_finds import LayerFinds
 from stations_generator.osm.routes import stop_nodes
 
 try:
-    from stations_generator.osm.pbf import _blob_reader
+    from stations_generator.osm.pbf import reader as pbf_reader
 except ImportError:  # not built: no libosmium headers at install time
-    _blob_reader = None
+    pbf_reader = None
 
 __all__ = ["Declined", "available", "read_layers"]
 
@@ -60,7 +60,7 @@ class Declined(Exception):
 
 def available() -> bool:
     """Whether the compiled reader was built with the package."""
-    return _blob_reader is not None
+    return pbf_reader is not None
 
 
 def _key_filter(pairs: frozenset, keys: frozenset) -> tuple[frozenset, frozenset]:
@@ -90,7 +90,7 @@ class _CompiledRead:
         self.path = Path(path)
         self.finds = LayerFinds(points, areas, lines, routes, fresh_tags=True)
         try:
-            self.reader = _blob_reader.PbfReader(str(path))
+            self.reader = pbf_reader.PbfReader(str(path))
         except ValueError as exc:
             raise Declined(str(exc)) from None
         except (RuntimeError, OSError) as exc:
@@ -142,7 +142,7 @@ class _CompiledRead:
         f, r = self.finds, self.reader
         pairs = f.exact.pairs | ({("type", "route")} if f.routes is not None else set())
         r.set_filter(*_key_filter(pairs, f.shape_keys | f.point_keys))
-        r.start(_blob_reader.RELATIONS)
+        r.start(pbf_reader.RELATIONS)
         need: list[np.ndarray] = []
         for batch in self._steps():
             ids = batch.ids().tolist()
@@ -186,7 +186,7 @@ class _CompiledRead:
         children: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         if child_ids:
             self.reader.ask_relations(np.asarray(child_ids, dtype=np.int64))
-            self.reader.start(_blob_reader.RELATIONS_BY_ID)
+            self.reader.start(pbf_reader.RELATIONS_BY_ID)
             for batch in self._steps():
                 ends = batch.member_ends().tolist()
                 types, refs = batch.member_types(), batch.member_refs()
@@ -210,7 +210,7 @@ class _CompiledRead:
         f, r = self.finds, self.reader
         keyed = bool(f.shape_keys or f.point_keys)
         r.set_filter(*_key_filter(f.exact.pairs, f.shape_keys | f.point_keys), auto_keep=not keyed)
-        r.start(_blob_reader.WAYS)
+        r.start(pbf_reader.WAYS)
         shape_filter_keys = f.shape_keys | {k for k, _ in f.exact.pairs}
         for batch in self._steps():
             if not keyed:
@@ -237,7 +237,7 @@ class _CompiledRead:
         # The ways a layer may keep, and those whose extent a point's relation needs.
         r.set_way_filter(*_key_filter(f.exact.pairs, f.shape_keys | f.point_keys))
         r.offer_ways(np.fromiter(f.needed_ways, dtype=np.int64, count=len(f.needed_ways)))
-        r.start(_blob_reader.NODES_WAYS)
+        r.start(pbf_reader.NODES_WAYS)
         for batch in self._steps():
             kinds = batch.kinds()
             if kinds:
@@ -304,6 +304,6 @@ def read_layers(path: Path, points=None, areas=None, lines=None, routes=None) ->
     InputError
         The file is damaged.
     """
-    if _blob_reader is None:
+    if pbf_reader is None:
         raise Declined("the compiled reader is not built")
     return _CompiledRead(path, points, areas, lines, routes).read()

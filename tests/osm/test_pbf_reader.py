@@ -51,7 +51,7 @@ def test_the_reader_is_built_where_its_headers_are():
         return
     # Built from these sources (an edit after an editable install needs `pip install -e .`).
     record = json.loads((SOURCES / "compiled_sources.json").read_text())
-    for name in ("_blob_reader.pyx", "blob_reader.hpp"):
+    for name in ("reader.pyx", "blob_reader.hpp"):
         digest = hashlib.sha256((SOURCES / name).read_bytes()).hexdigest()
         assert record[name] == digest, f"{name} changed since it was built: pip install -e ."
 
@@ -132,8 +132,8 @@ class _Counting:
 
 
 def _needed_nodes(monkeypatch, read) -> tuple[int, int, dict]:
-    counting = _Counting(pbf_layers._blob_reader)
-    monkeypatch.setattr(pbf_layers, "_blob_reader", counting)
+    counting = _Counting(pbf_layers.pbf_reader)
+    monkeypatch.setattr(pbf_layers, "pbf_reader", counting)
     monkeypatch.delenv("STATIONS_GENERATOR_PYOSMIUM_READER", raising=False)
     found = read()
     monkeypatch.undo()
