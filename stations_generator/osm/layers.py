@@ -41,7 +41,7 @@ from shapely.geometry.base import BaseGeometry
 
 from stations_generator import settings
 from stations_generator.core.elements import OsmElement
-from stations_generator.core.questions.marked_paths import MARKED_HIGHWAYS, is_marked_path
+from stations_generator.core.play.highways import MARKED_HIGHWAYS, is_marked_path
 from stations_generator.core.questions.water_bodies import (
     LINE_WATERWAYS,
     is_line_waterway,

@@ -219,6 +219,26 @@ def _reversed_types(path: Path, out: Path) -> Path:
     return out
 
 
+def _without_relations(path: Path, out: Path) -> Path:
+    """``path``'s nodes and ways, in order, without its relations."""
+    with osmium.SimpleWriter(str(out)) as writer:
+        for obj in osmium.FileProcessor(str(path), osmium.osm.NODE | osmium.osm.WAY):
+            writer.add(obj)
+    return out
+
+
+def test_a_file_without_relations_reads_as_with_pyosmium(compiled, tmp_path):
+    """Each read finds where its type begins by itself (the relations from the last
+    block back): a file with none, and a read of lines alone (no relation read), too."""
+    path = _without_relations(LIECHTENSTEIN, tmp_path / "no-relations.osm.pbf")
+    assert _comparable(_layers(path, pyosmium=False)) == _comparable(_layers(path, pyosmium=True))
+    water = layers.LINE_LAYERS["waterway"]
+    got = compiled.read_layers(LIECHTENSTEIN, lines={"waterway": (water.keep, water.prefilter)})
+    assert got["waterway"]
+    want = _comparable(_layers(LIECHTENSTEIN, pyosmium=True))["waterway"]
+    assert _comparable(got)["waterway"] == want
+
+
 def test_a_file_not_sorted_by_type_is_declined(compiled, tmp_path):
     unsorted = _reversed_types(LIECHTENSTEIN, tmp_path / "reversed.osm.pbf")
     index = layers._default_index()

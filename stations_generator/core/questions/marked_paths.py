@@ -43,7 +43,7 @@ Only the samples near the seekers' path enter the diagram, which changes nothing
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
@@ -53,7 +53,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from stations_generator.core.geo.shapes import AzimuthalFrame
-from stations_generator.core.play.highways import DRIVABLE_HIGHWAYS
+from stations_generator.core.play.highways import MARKED_HIGHWAYS, NOT_PUBLIC, is_marked_path
 from stations_generator.core.questions.geometry import AreaQuestion, LonLat
 from stations_generator.core.questions.legal import QuestionError
 
@@ -69,17 +69,6 @@ __all__ = [
     "is_marked_path",
 ]
 
-#: ``highway=*`` values that are marked paths (see the module docstring).
-MARKED_HIGHWAYS: frozenset[str] = DRIVABLE_HIGHWAYS | frozenset(
-    {"service", "pedestrian", "track", "footway", "cycleway", "bridleway", "path", "steps"}
-)
-#: ``access=*`` values that close a way to the public ("publicly accessible").
-NOT_PUBLIC: frozenset[str] = frozenset(
-    {"no", "private", "customers", "delivery", "agricultural", "forestry", "military"}
-)
-_OPEN = frozenset({"yes", "designated", "permissive", "destination"})
-_MODES = ("foot", "bicycle", "vehicle", "motor_vehicle", "motorcar")
-
 #: Two ways of one name less than this apart (m) are one path even where they do not
 #: meet in the data: the two carriageways of a dual carriageway, a sidewalk mapped
 #: beside its street with the street's name (carriageways lie 5-40 m apart).
@@ -92,25 +81,6 @@ ERROR_BOUND_M = SAMPLE_SPACING_M / 2 + 0.001
 # Samples are rounded to this grid (m): points closer than that are one (GEOS's Voronoi
 # fails on near-duplicates). It adds at most 0.7 mm to the bound.
 _GRID_M = 0.001
-
-
-def is_marked_path(tags: Mapping[str, str]) -> bool:
-    """Whether a way with these tags is a marked path (see the module docstring).
-
-    Parameters
-    ----------
-    tags : Mapping[str, str]
-        A way's OSM tags.
-
-    Returns
-    -------
-    bool
-    """
-    if tags.get("highway") not in MARKED_HIGHWAYS or tags.get("area") == "yes":
-        return False
-    if tags.get("access") in NOT_PUBLIC:
-        return any(tags.get(m) in _OPEN for m in _MODES)
-    return True
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,10 @@
 //
 // It reads a PBF file blob by blob (pread + libosmium's blob decoder on worker threads),
 // decoding only the blobs that can hold the types a read wants: a PBF extract holds its
-// nodes, then its ways, then its relations, so the first blob holding a way (a relation)
-// is found by bisection. Each read hands its candidates -- the objects with a tag of the
+// nodes, then its ways, then its relations, so the relations are read from the last blob
+// back to the first that holds none, the ways from there back to the first that holds
+// none (no search: each read finds where its type begins). Each read hands its
+// candidates -- the objects with a tag of the
 // read's filter -- to Python one blob at a time (a Batch), and Python's predicates decide
 // what is kept. The ids of the tracked ways and of the needed nodes are sorted vectors
 // (8 bytes an id; 16 bytes a needed node with its location), so memory follows what is
@@ -38,7 +40,6 @@
 #include <cstring>
 #include <deque>
 #include <future>
-#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -147,12 +148,20 @@ inline void split_parts(osmium::memory::Buffer&& b, std::vector<osmium::memory::
 class BlobReader {
     int fd_ = -1;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> blobs_;  // OSMData blobs: (offset, size)
-    std::size_t first_way_blob_ = 0, first_rel_blob_ = 0;
+    // The first blob holding a relation: found by the first read of the relations, which
+    // goes from the last blob back to the first holding none (a PBF extract holds its
+    // nodes, then its ways, then its relations).
+    static constexpr std::size_t UNKNOWN = SIZE_MAX;
+    std::size_t first_rel_blob_ = UNKNOWN;
 
     // The read in progress.
     int phase_ = -1;
     osmium::osm_entity_bits::type types_ = osmium::osm_entity_bits::nothing;
-    std::size_t next_ = 0, last_ = 0;
+    // Blobs [first_, last_) are read; backward_: from the last one back, stopping after
+    // the first holding none of the types read (where that type's blobs begin).
+    std::size_t first_ = 0, last_ = 0, issued_ = 0;
+    bool backward_ = false, done_ = false;
+    std::size_t lowest_ = 0;  // backward: the lowest blob holding the types read
     std::deque<std::future<osmium::memory::Buffer>> ahead_;
     std::vector<osmium::memory::Buffer> parts_;  // the blob being handed out
     std::vector<osmium::memory::Buffer> area_out_;  // areas assembled since the last step
@@ -193,48 +202,6 @@ class BlobReader {
         if (::pread(fd_, &raw[0], raw.size(), static_cast<off_t>(blobs_[i].first)) != static_cast<ssize_t>(raw.size()))
             throw std::runtime_error{"the file ends inside a block"};
         return osmium::io::detail::PBFDataBlobDecoder{std::move(raw), types, osmium::io::read_meta::no}();
-    }
-
-    // The types (first, last) each blob probed by first_with holds, by blob.
-    std::map<std::size_t, std::pair<int, int>> probed_;
-
-    std::pair<int, int> probe(std::size_t i) {
-        auto it = probed_.find(i);
-        if (it != probed_.end()) return it->second;
-        std::vector<osmium::memory::Buffer> parts;
-        split_parts(decode(i, osmium::osm_entity_bits::nwr), parts);
-        int first = 99, last = 0, prev = 0;
-        for (auto& p : parts) {
-            for (const auto& o : p.select<osmium::OSMObject>()) {
-                int t = static_cast<int>(o.type());
-                if (t < prev) throw std::invalid_argument{"not sorted by type"};
-                prev = t;
-                first = std::min(first, t);
-                last = std::max(last, t);
-            }
-        }
-        return probed_[i] = {first, last};
-    }
-
-    // The first blob holding an object of type t or later (nodes < ways < relations).
-    std::size_t first_with(osmium::item_type t) {
-        std::size_t lo = 0, hi = blobs_.size();
-        while (lo < hi) {
-            std::size_t mid = (lo + hi) / 2;
-            if (probe(mid).second >= static_cast<int>(t)) hi = mid; else lo = mid + 1;
-        }
-        return lo;
-    }
-
-    // The blobs probed must hold types in order too (a file that is not sorted by type
-    // would make the bisection wrong); the reads check what they decode.
-    void check_probes() const {
-        int prev = 0;
-        for (const auto& [i, types] : probed_) {
-            if (types.first == 99) continue;  // (an empty blob)
-            if (types.first < prev) throw std::invalid_argument{"not sorted by type"};
-            prev = types.second;
-        }
     }
 
     void read_header(std::uint64_t off, std::uint32_t size) {
@@ -445,11 +412,7 @@ class BlobReader {
         if (got != 0 || ::fstat(fd_, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != off)
             throw std::runtime_error{"the file ends inside a block"};
         if (!seen_header) throw std::invalid_argument{"not a PBF file"};
-        first_way_blob_ = first_with(osmium::item_type::way);
-        first_rel_blob_ = first_with(osmium::item_type::relation);
-        if (!blobs_.empty()) probe(0), probe(blobs_.size() - 1);
-        check_probes();
-        probed_.clear();
+        first_rel_blob_ = UNKNOWN;
     }
 
 public:
@@ -519,19 +482,28 @@ public:
         }
         phase_ = phase;
         std::size_t n = blobs_.size();
-        if (phase == RELATIONS || phase == RELATIONS_BY_ID || phase == AREA_RELATIONS) {
+        bool known = first_rel_blob_ != UNKNOWN;
+        first_ = 0;
+        last_ = n;
+        backward_ = false;
+        if (phase == RELATIONS) {  // back from the end: where the relations begin
             types_ = osmium::osm_entity_bits::relation;
-            next_ = first_rel_blob_;
-            last_ = n;
-        } else if (phase == WAYS) {
-            types_ = osmium::osm_entity_bits::way;
-            next_ = first_way_blob_;  // (the last blobs of a type may hold the next type's first objects)
-            last_ = std::min(n, first_rel_blob_ + 1);
+            backward_ = true;
+        } else if (phase == RELATIONS_BY_ID || phase == AREA_RELATIONS) {
+            types_ = osmium::osm_entity_bits::relation;
+            first_ = known ? first_rel_blob_ : 0;
+        } else if (phase == WAYS) {  // back from the relations (their first blob may hold ways)
+            types_ = known ? osmium::osm_entity_bits::way
+                           : (osmium::osm_entity_bits::way | osmium::osm_entity_bits::relation);
+            backward_ = true;
+            last_ = known ? std::min(n, first_rel_blob_ + 1) : n;
         } else {
             types_ = osmium::osm_entity_bits::node | osmium::osm_entity_bits::way;
-            next_ = 0;
-            last_ = std::min(n, first_rel_blob_ + 1);
+            last_ = known ? std::min(n, first_rel_blob_ + 1) : n;
         }
+        issued_ = 0;
+        lowest_ = last_;
+        done_ = first_ >= last_;
         ahead_.clear();
         parts_.clear();
         area_out_.clear();
@@ -546,7 +518,14 @@ public:
         batch.clear();
         parts_.clear();
         area_out_.clear();
-        if (next_ >= last_ && ahead_.empty()) {
+        std::size_t span = last_ - first_;
+        while (!done_ && issued_ < span && ahead_.size() < kReadAhead) {
+            std::size_t i = backward_ ? last_ - 1 - issued_ : first_ + issued_;
+            ++issued_;
+            auto types = types_;
+            ahead_.push_back(std::async(std::launch::async, [this, i, types] { return decode(i, types); }));
+        }
+        if (ahead_.empty()) {
             if (phase_ == NODES_WAYS && pass2_ && !flushed_) {  // the relations' areas
                 flushed_ = true;
                 manager_.flush_output();
@@ -555,20 +534,38 @@ public:
             ::malloc_trim(0);  // the read is over: its freed blocks handed back
             return false;
         }
-        while (next_ < last_ && ahead_.size() < kReadAhead) {
-            std::size_t i = next_++;
-            auto types = types_;
-            ahead_.push_back(std::async(std::launch::async, [this, i, types] { return decode(i, types); }));
-        }
+        std::size_t index = backward_ ? last_ - (issued_ - ahead_.size()) - 1 : 0;
         osmium::memory::Buffer b = ahead_.front().get();
         ahead_.pop_front();
         split_parts(std::move(b), parts_);
+        bool rel = false, way = false;
+        if (backward_) last_type_ = 0;  // (blobs come in reverse: each checked alone)
         for (auto& p : parts_) {
             for (auto& o : p.select<osmium::OSMObject>()) {
                 check_order(o);
+                if (o.type() == osmium::item_type::relation) {
+                    rel = true;
+                    if (phase_ == WAYS) continue;  // (read to find where relations begin)
+                } else if (o.type() == osmium::item_type::way) {
+                    way = true;
+                }
                 if (phase_ == WAYS) way_step(static_cast<const osmium::Way&>(o));
                 else if (phase_ == NODES_WAYS) node_way_step(o);
                 else relation_step(static_cast<const osmium::Relation&>(o));
+            }
+        }
+        if (backward_) {
+            bool reads_relations = types_ & osmium::osm_entity_bits::relation;
+            if (rel && (first_rel_blob_ == UNKNOWN || index < first_rel_blob_)) first_rel_blob_ = index;
+            // The last blob holds no relation: the file holds none.
+            if (reads_relations && !rel && first_rel_blob_ == UNKNOWN) first_rel_blob_ = index + 1;
+            // Reading relations, a blob without one; reading ways, a blob without one
+            // below the relations: the blobs before hold none (nodes, then ways, then
+            // relations).
+            bool below = first_rel_blob_ != UNKNOWN && index < first_rel_blob_;
+            if ((phase_ == RELATIONS && !rel) || (phase_ == WAYS && !way && below)) {
+                done_ = true;
+                ahead_.clear();  // (the blobs decoding ahead are not needed)
             }
         }
         if (phase_ == NODES_WAYS && pass2_) pass2_->flush();
