@@ -411,8 +411,11 @@ def _held(path: Path, name: str, index, *, fresh: bool = False) -> tuple[_Held, 
     # A miss reads every layer at once: the next command's layers are then there too.
     found = _read_on_demand(path, name) if name in ON_DEMAND_LINE_LAYERS else None
     found = found or _read_all(path, index)
-    while found:  # each layer's rows go once its columns are made: a lower peak
-        other, value = found.popitem()
+    # Each layer's rows go once its columns are made, the points' (many small objects)
+    # first and the areas' (the largest columns) last: a lower peak.
+    order = sorted(found, key=lambda n: (n in AREA_LAYERS, n != "points", n))
+    for other in order:
+        value = found.pop(other)
         other_key = cache.key(path, _layer_id(other, index))
         columns = _columns(other, value)
         del value

@@ -8,7 +8,7 @@
 // candidates -- the objects with a tag of the
 // read's filter -- to Python one blob at a time (a Batch), and Python's predicates decide
 // what is kept. The ids of the tracked ways and of the needed nodes are sorted vectors
-// (8 bytes an id; 16 bytes a needed node with its location), so memory follows what is
+// (8 bytes a way id; 10 bytes a needed node with its location), so memory follows what is
 // kept, not the file nor how its ids are spread.
 //
 // Reads (Python drives them, see pbf_layers.py):
@@ -161,7 +161,6 @@ class BlobReader {
     // the first holding none of the types read (where that type's blobs begin).
     std::size_t first_ = 0, last_ = 0, issued_ = 0;
     bool backward_ = false, done_ = false;
-    std::size_t lowest_ = 0;  // backward: the lowest blob holding the types read
     std::deque<std::future<osmium::memory::Buffer>> ahead_;
     std::vector<osmium::memory::Buffer> parts_;  // the blob being handed out
     std::vector<osmium::memory::Buffer> area_out_;  // areas assembled since the last step
@@ -174,14 +173,20 @@ class BlobReader {
     std::vector<char> way_found_;  // parallel: seen in the file
     std::vector<char> refs_in_;    // parallel: its node ids collected
     std::vector<u64> new_ways_;    // candidates kept during WAYS (their refs collected)
-    std::vector<u64> needed_;      // needed node ids: sorted and unique after WAYS
-    std::vector<osmium::Location> locs_;  // parallel to needed_
+    std::vector<u64> needed_;      // needed node ids, until the ways read is over
+    // Then, sorted and unique, each id as its low 16 bits (its high bits: its bucket),
+    // with its location: 10 bytes a needed node.
+    std::vector<std::uint16_t> low_;
+    std::vector<osmium::Location> locs_;  // parallel to low_
     std::size_t dedupe_at_ = 1 << 20;
-    std::vector<std::uint32_t> bucket_;  // needed_[bucket_[id >> SHIFT] ...) per 65536 ids
+    std::vector<std::uint32_t> bucket_;  // low_[bucket_[id >> SHIFT] ...) per 65536 ids
     static constexpr int SHIFT = 16;
-    // Blocks decoded ahead on worker threads. Two keep two cores busy; each decoded
-    // block of relations holds ~13 MB (4 ahead: +94 MB at 256 tiles, for no time).
+    // Blocks decoded ahead on worker threads: two keep two cores busy. A decoded block
+    // of relations holds ~15 MB (8000 relations and their members; 4 ahead took +94 MB
+    // at 256 tiles, for no time), and the relations are few blocks: one ahead.
     static constexpr std::size_t kReadAhead = 2;
+    static constexpr std::size_t kRelationsAhead = 1;
+    std::size_t ahead_limit_ = kReadAhead;
     std::vector<u64> rel_ids_;     // RELATIONS_BY_ID: the ids asked for, sorted
     std::vector<u64> extent_ways_;  // NODES_WAYS: ways offered whatever their tags, sorted
     // The area relations Python keeps, until the ways read says which are complete: their
@@ -264,9 +269,10 @@ class BlobReader {
     std::size_t needed_index(u64 id) const {
         std::size_t b = id >> SHIFT;
         if (b + 1 >= bucket_.size()) return SIZE_MAX;
-        auto first = needed_.begin() + bucket_[b], last = needed_.begin() + bucket_[b + 1];
-        auto it = std::lower_bound(first, last, id);
-        return (it != last && *it == id) ? static_cast<std::size_t>(it - needed_.begin()) : SIZE_MAX;
+        auto first = low_.begin() + bucket_[b], last = low_.begin() + bucket_[b + 1];
+        auto low = static_cast<std::uint16_t>(id & 0xFFFF);
+        auto it = std::lower_bound(first, last, low);
+        return (it != last && *it == low) ? static_cast<std::size_t>(it - low_.begin()) : SIZE_MAX;
     }
 
     osmium::Location where(u64 id) const {
@@ -502,7 +508,7 @@ public:
             last_ = known ? std::min(n, first_rel_blob_ + 1) : n;
         }
         issued_ = 0;
-        lowest_ = last_;
+        ahead_limit_ = types_ == osmium::osm_entity_bits::relation ? kRelationsAhead : kReadAhead;
         done_ = first_ >= last_;
         ahead_.clear();
         parts_.clear();
@@ -519,7 +525,7 @@ public:
         parts_.clear();
         area_out_.clear();
         std::size_t span = last_ - first_;
-        while (!done_ && issued_ < span && ahead_.size() < kReadAhead) {
+        while (!done_ && issued_ < span && ahead_.size() < ahead_limit_) {
             std::size_t i = backward_ ? last_ - 1 - issued_ : first_ + issued_;
             ++issued_;
             auto types = types_;
@@ -611,7 +617,6 @@ public:
         way_found_ = {};
         refs_in_ = {};
         sort_unique(needed_);
-        locs_.assign(needed_.size(), osmium::Location{});
         std::size_t nb = needed_.empty() ? 1 : (needed_.back() >> SHIFT) + 2;
         bucket_.assign(nb, 0);
         std::size_t i = 0;
@@ -619,6 +624,10 @@ public:
             while (i < needed_.size() && (needed_[i] >> SHIFT) < b) ++i;
             bucket_[b] = static_cast<std::uint32_t>(i);
         }
+        low_.resize(needed_.size());
+        for (std::size_t k = 0; k < needed_.size(); ++k) low_[k] = static_cast<std::uint16_t>(needed_[k] & 0xFFFF);
+        needed_ = {};
+        locs_.assign(low_.size(), osmium::Location{});
         return incomplete;
     }
 
@@ -632,7 +641,7 @@ public:
     }
 
     std::size_t tracked_ways() const { return ways_.size(); }
-    std::size_t needed_nodes() const { return needed_.size(); }
+    std::size_t needed_nodes() const { return low_.size(); }
 };
 
 }  // namespace sgpbf
