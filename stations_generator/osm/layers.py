@@ -222,6 +222,9 @@ class _Held:
         self._rows: list = list(rows) if rows is not None else [None] * count
         self._make = make
 
+    def __len__(self) -> int:
+        return len(self._rows)
+
     def select(self, box_: extracts.BBox | None) -> list:
         """The rows whose envelope meets ``box_`` (edges included; None: all), in order.
 
@@ -690,17 +693,19 @@ def routes(path: Path, bbox: extracts.BBox | None = None) -> list:
 def build_index(path: Path, catalogue, progress: Callable[[int, int], None] | None = None) -> int:
     """Read every layer of an extract into the cache (``extract index``); the count of objects.
 
+    The layers are held as the cache holds them: no row is made (a country's layers as
+    objects would take several times their columns' memory).
+
     ``progress(done, total)`` is called after each layer.
     """
-    steps: list[Callable[[], list]] = [
-        lambda: points(path, catalogue),
-        *(lambda name=name: areas(path, name) for name in AREA_LAYERS),
-        *(lambda name=name: lines(path, name) for name in LINE_LAYERS),
-        lambda: routes(path),
-    ]
+    path = Path(path)
+    extract_io.open_extract(path)
+    index, defaults = index_catalogue(catalogue), _default_index()
+    names = ["points", *AREA_LAYERS, *LINE_LAYERS, "routes"]
     total = 0
-    for k, step in enumerate(steps, 1):
-        total += len(step())
+    for k, name in enumerate(names, 1):
+        held, _ = _held(path, name, index if name == "points" else defaults)
+        total += len(held)
         if progress is not None:
-            progress(k, len(steps))
+            progress(k, len(names))
     return total
