@@ -73,6 +73,10 @@ class LayerFinds:
     fresh_tags : bool, default False
         The reader hands over each object's tags as a dict of its own, its strings
         interned (the compiled reader's): kept as they are, not copied.
+    areas_as_wkb : bool, default False
+        The area layers' rows hold their geometry as WKB (``bytes``, of the polygonal
+        geometry they would hold), made one at a time: an extract's areas are never held
+        as geometry all at once (the extract cache stores WKB).
     """
 
     def __init__(
@@ -82,8 +86,10 @@ class LayerFinds:
         lines: Mapping[str, tuple[Any, Prefilter]] | None,
         routes: tuple[str, ...] | None,
         fresh_tags: bool = False,
+        areas_as_wkb: bool = False,
     ) -> None:
         self.routes = routes
+        self.areas_as_wkb = areas_as_wkb
         #: A kept object's tags as they are kept (a copy, its strings interned).
         self.keep_tags: Callable[[Mapping[str, str]], dict[str, str]] = (
             _as_read if fresh_tags else kept_tags
@@ -254,14 +260,17 @@ class LayerFinds:
         return result
 
     def _area_geometries(self) -> list[Any]:
-        """The areas' polygonal geometry, by their place in ``wkbs`` (None where GEOS
-        cannot read it or it has no polygon)."""
+        """The areas' polygonal geometry (or its WKB, :attr:`areas_as_wkb`), by their
+        place in ``wkbs`` (None where GEOS cannot read it or it has no polygon)."""
         geoms: list[Any] = []
         for i, wkb in enumerate(self.wkbs):
             self.wkbs[i] = None
             try:
-                geoms.append(polygonal(shapely.from_wkb(wkb)))
+                geom = polygonal(shapely.from_wkb(wkb))
             except (RuntimeError, ValueError, shapely.errors.GEOSException):
-                geoms.append(None)
+                geom = None
+            if geom is not None and self.areas_as_wkb:
+                geom = shapely.to_wkb(geom)
+            geoms.append(geom)
         self.wkbs = []
         return geoms

@@ -167,18 +167,32 @@ def _json_columns(name: str, values: list) -> dict[str, np.ndarray]:
     """``values`` as :func:`pack_json` packs them (column ``name``), and where each one's
     JSON text starts in it (``name_at``: n + 1 byte offsets, the last one past the end):
     a reader can then parse only the rows it needs."""
-    # One growing buffer (not a list of parts and their join: twice the text at the peak).
-    text = bytearray(b"[")
-    at = np.empty(len(values) + 1, dtype=np.int64)
-    at[0] = 1
     encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    for i, v in enumerate(values):
-        if i:
-            text += b","
-        text += encode(v).encode()
-        at[i + 1] = len(text) + 1
-    text += b"]"  # the bytes pack_json(values) gives
-    return {name: np.frombuffer(text, dtype=np.uint8), f"{name}_at": at}
+    parts = [encode(v).encode() for v in values]
+    at = np.cumsum([1, *(len(p) + 1 for p in parts)], dtype=np.int64)
+    return {name: _joined(parts, b"[", b",", b"]"), f"{name}_at": at}
+
+
+def _joined(
+    parts: list[bytes], start: bytes = b"", sep: bytes = b"", end: bytes = b""
+) -> np.ndarray:
+    """``start + sep.join(parts) + end`` as a uint8 array, made in place: each part is
+    dropped once copied (``parts`` is emptied), so the bytes are held about once, not
+    two or three times (a join, then a concatenation, or a growing buffer's copies)."""
+    size = len(start) + len(end) + sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0)
+    out = np.empty(size, dtype=np.uint8)
+    at = len(start)
+    out[:at] = np.frombuffer(start, dtype=np.uint8)
+    for i, part in enumerate(parts):
+        if i and sep:
+            out[at : at + len(sep)] = np.frombuffer(sep, dtype=np.uint8)
+            at += len(sep)
+        out[at : at + len(part)] = np.frombuffer(part, dtype=np.uint8)
+        at += len(part)
+        parts[i] = b""
+    out[at:] = np.frombuffer(end, dtype=np.uint8)
+    parts.clear()
+    return out
 
 
 def _json_rows(columns: dict[str, np.ndarray], name: str, n: int) -> Callable[[list[int]], list]:
@@ -278,19 +292,26 @@ def _points_held(columns: dict[str, np.ndarray]) -> _Held:
     return _Held(np.column_stack([lon, lat, lon, lat]), None, make, n)
 
 
-def _shapes_columns(rows: list[tuple[str, dict, BaseGeometry]]) -> dict[str, np.ndarray]:
-    wkb = bytearray()  # one growing buffer: each row's WKB is made and copied in at once
-    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-    for i, (_, _, geom) in enumerate(rows):
-        wkb += shapely.to_wkb(geom)
-        offsets[i + 1] = len(wkb)
-    return {
+def _shapes_columns(rows: list[tuple[str, dict, Any]]) -> dict[str, np.ndarray]:
+    """An area or line layer's columns. A row's geometry may be its WKB (``bytes``: the
+    extract cache's reads hold areas so). ``rows`` is emptied as the WKB is copied in."""
+    columns = {
         **_json_columns("keys", [k for k, _, _ in rows]),
         **_json_columns("tags", [t for _, t, _ in rows]),
-        "offsets": offsets,
-        "wkb": np.frombuffer(wkb, dtype=np.uint8),
-        "bounds": _envelopes([g for _, _, g in rows]),
     }
+    bounds = np.empty((len(rows), 4), dtype=np.float64)
+    blobs: list[bytes] = []
+    for i, (_, _, geom) in enumerate(rows):
+        if isinstance(geom, bytes):
+            blob, geom = geom, shapely.from_wkb(geom)
+        else:
+            blob = shapely.to_wkb(geom)
+        bounds[i] = shapely.bounds(geom)
+        blobs.append(blob)
+        rows[i] = None  # type: ignore[call-overload]
+    rows.clear()
+    offsets = np.cumsum([0, *map(len, blobs)], dtype=np.int64)
+    return {**columns, "offsets": offsets, "wkb": _joined(blobs), "bounds": bounds}
 
 
 def _envelopes(geoms: list[BaseGeometry]) -> np.ndarray:
@@ -359,8 +380,9 @@ def _held_from(name: str, columns: dict[str, np.ndarray]) -> _Held:
     return _shapes_held(columns, (Polygon, MultiPolygon) if name in AREA_LAYERS else (LineString,))
 
 
-def _read_all(path: Path, index) -> dict[str, list]:
-    """Every layer of the whole extract, in one pass of osmium (see :mod:`.one_pass`)."""
+def _read_all(path: Path, index, areas_as_wkb: bool = False) -> dict[str, list]:
+    """Every layer of the whole extract, in one pass of osmium (see :mod:`.one_pass`);
+    ``areas_as_wkb``: the areas' rows hold WKB (what the cache stores)."""
     from stations_generator.osm.one_pass import read_layers
     from stations_generator.osm.routes import TRANSIT_ROUTES
 
@@ -371,6 +393,7 @@ def _read_all(path: Path, index) -> dict[str, list]:
         {n: (spec.keep, spec.prefilter) for n, spec in AREA_LAYERS.items()},
         {n: (spec.keep, spec.prefilter) for n, spec in LINE_LAYERS.items()},
         TRANSIT_ROUTES,
+        areas_as_wkb=areas_as_wkb,
     )
     if prefilter is None:  # a category anything might match: no C++ filter for it
         found["points"] = extracts.read_points(path, index.keeps)
@@ -413,7 +436,7 @@ def _held(path: Path, name: str, index, *, fresh: bool = False) -> tuple[_Held, 
             return held, key
     # A miss reads every layer at once: the next command's layers are then there too.
     found = _read_on_demand(path, name) if name in ON_DEMAND_LINE_LAYERS else None
-    found = found or _read_all(path, index)
+    found = found or _read_all(path, index, areas_as_wkb=True)
     # Each layer's rows go once its columns are made, the points' (many small objects)
     # first and the areas' (the largest columns) last: a lower peak.
     order = sorted(found, key=lambda n: (n in AREA_LAYERS, n != "points", n))

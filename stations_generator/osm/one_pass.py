@@ -364,6 +364,7 @@ def read_layers(
     areas: Mapping[str, tuple[Any, Prefilter]] | None = None,
     lines: Mapping[str, tuple[Any, Prefilter]] | None = None,
     routes: tuple[str, ...] | None = None,
+    areas_as_wkb: bool = False,
 ) -> dict[str, list]:
     """Read the points, area layers and line layers of a whole extract together.
 
@@ -388,6 +389,10 @@ def read_layers(
         Route kinds, as :func:`~stations_generator.osm.routes.read_routes` is given
         them: the route relations come from the first read, their stops' locations
         from the location index.
+    areas_as_wkb : bool, default False
+        The area layers' rows hold the WKB (``bytes``) of their geometry, not the
+        geometry: never all of an extract's areas as geometry at once (for the
+        extract cache, which stores WKB).
 
     Returns
     -------
@@ -406,11 +411,14 @@ def read_layers(
         from stations_generator.osm import pbf_layers
 
         try:
-            return pbf_layers.read_layers(Path(path), points, areas, lines, routes)
+            return pbf_layers.read_layers(
+                Path(path), points, areas, lines, routes, areas_as_wkb=areas_as_wkb
+            )
         except pbf_layers.Declined:
             pass  # not built, or a file it does not read (history, unsorted): pyosmium's
     with location_index(Path(path)) as storage, _short_queues():
-        return _LayerReader(path, source, points, areas, lines, routes).read(storage)
+        reader = _LayerReader(path, source, points, areas, lines, routes, areas_as_wkb)
+        return reader.read(storage)
 
 
 #: osmium's read-ahead queues (its default is 20 buffers each): 4 hold the two decoding
@@ -438,9 +446,9 @@ def _short_queues() -> Iterator[None]:
 class _LayerReader:
     """One read of an extract for :func:`read_layers`: the passes and what they find."""
 
-    def __init__(self, path, source, points, areas, lines, routes) -> None:
+    def __init__(self, path, source, points, areas, lines, routes, areas_as_wkb=False) -> None:
         self.path, self.source = path, source
-        self.finds = finds = LayerFinds(points, areas, lines, routes)
+        self.finds = finds = LayerFinds(points, areas, lines, routes, areas_as_wkb=areas_as_wkb)
         # (their names as the reads below use them)
         self.routes, self.areas, self.lines = finds.routes, finds.areas, finds.lines
         self.points_keep, self.points_pre = finds.points_keep, finds.points_pre

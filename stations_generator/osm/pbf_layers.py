@@ -92,9 +92,11 @@ class _CompiledRead:
     """One read of an extract for :func:`read_layers`: the reads, driven from Python,
     their finds in a :class:`LayerFinds`."""
 
-    def __init__(self, path, points, areas, lines, routes) -> None:
+    def __init__(self, path, points, areas, lines, routes, areas_as_wkb=False) -> None:
         self.path = Path(path)
-        self.finds = LayerFinds(points, areas, lines, routes, fresh_tags=True)
+        self.finds = LayerFinds(
+            points, areas, lines, routes, fresh_tags=True, areas_as_wkb=areas_as_wkb
+        )
         try:
             self.reader = pbf_reader.PbfReader(str(path))
         except ValueError as exc:
@@ -146,7 +148,10 @@ class _CompiledRead:
 
     def _relations(self) -> None:
         f, r = self.finds, self.reader
-        pairs = f.exact.pairs | ({("type", "route")} if f.routes is not None else set())
+        # The transit routes by their kind (``route=bus``, ...): ``type=route`` would bring
+        # every hiking and cycling route, and their many members, to Python too.
+        kinds = {("route", kind) for kind in f.routes} if f.routes is not None else set()
+        pairs = f.exact.pairs | kinds
         r.set_filter(*_key_filter(pairs, f.shape_keys | f.point_keys))
         r.start(pbf_reader.RELATIONS)
         need: list[np.ndarray] = []
@@ -287,14 +292,16 @@ def _vertices(xy: np.ndarray) -> list[tuple[float, float]]:
     return [tuple(p) for p in xy.tolist()]
 
 
-def read_layers(path: Path, points=None, areas=None, lines=None, routes=None) -> dict[str, list]:
+def read_layers(
+    path: Path, points=None, areas=None, lines=None, routes=None, areas_as_wkb: bool = False
+) -> dict[str, list]:
     """:func:`~stations_generator.osm.one_pass.read_layers`, read by the compiled reader.
 
     Parameters
     ----------
     path : Path
         A PBF extract.
-    points, areas, lines, routes
+    points, areas, lines, routes, areas_as_wkb
         As :func:`~stations_generator.osm.one_pass.read_layers` takes them.
 
     Returns
@@ -312,4 +319,4 @@ def read_layers(path: Path, points=None, areas=None, lines=None, routes=None) ->
     """
     if pbf_reader is None:
         raise Declined("the compiled reader is not built")
-    return _CompiledRead(path, points, areas, lines, routes).read()
+    return _CompiledRead(path, points, areas, lines, routes, areas_as_wkb).read()

@@ -200,8 +200,8 @@ def test_routes_round_trip_through_the_cache(tmp_path, monkeypatch):
     with layers.use_cache(cache):
         assert layers.routes(path) == want
     layers._MEMO.clear()
-    monkeypatch.setattr(routes_module, "read_routes", lambda *_a: pytest.fail("read again"))
-    monkeypatch.setattr(layers, "_read_all", lambda *_a: pytest.fail("read again"))
+    monkeypatch.setattr(routes_module, "read_routes", lambda *_a, **_k: pytest.fail("read again"))
+    monkeypatch.setattr(layers, "_read_all", lambda *_a, **_k: pytest.fail("read again"))
     with layers.use_cache(cache):
         got = layers.routes(path)
     assert got == want
@@ -216,7 +216,7 @@ def test_no_cache_reads_the_extract_once_for_every_layer(tmp_path, monkeypatch):
     catalogue = load_catalogue()
     reads = []
     real = layers._read_all
-    monkeypatch.setattr(layers, "_read_all", lambda *a: reads.append(a) or real(*a))
+    monkeypatch.setattr(layers, "_read_all", lambda *a, **k: reads.append(a) or real(*a, **k))
     with layers.use_cache(ExtractCache(tmp_path / "c", enabled=False)):
         points = layers.points(LIECHTENSTEIN, catalogue, box_)
         admin = layers.areas(LIECHTENSTEIN, "admin", box_)

@@ -91,7 +91,7 @@ def _assert_whole(folder: Path, out: Path, want: bytes, monkeypatch) -> None:
         assert not item.name.endswith(".tmp"), item
     assert len(_entries(folder)) == LAYERS_PER_READ
     with monkeypatch.context() as patch:
-        patch.setattr(layers, "_read_all", lambda *_a: pytest.fail("the extract was read"))
+        patch.setattr(layers, "_read_all", lambda *_a, **_k: pytest.fail("the extract was read"))
         assert _generated(out, folder)[0] == want
 
 
@@ -460,7 +460,7 @@ def test_a_changed_extract_or_format_is_read_again(tmp_path, plain, monkeypatch)
     folder = tmp_path / "extracts"
     reads: list[object] = []
     real = layers._read_all
-    monkeypatch.setattr(layers, "_read_all", lambda *a: reads.append(a) or real(*a))
+    monkeypatch.setattr(layers, "_read_all", lambda *a, **k: reads.append(a) or real(*a, **k))
 
     def run(name: str) -> bytes:
         layers._MEMO.clear()

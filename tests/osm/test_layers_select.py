@@ -183,7 +183,7 @@ def test_entries_without_envelopes_or_offsets_read_the_same(tiled, whole, tmp_pa
     warnings = []
     for name in ("read_points", "read_areas", "read_lines"):
         monkeypatch.setattr(extracts, name, lambda *_a, **_k: pytest.fail("the extract was read"))
-    monkeypatch.setattr(layers, "_read_all", lambda *_a: pytest.fail("the extract was read"))
+    monkeypatch.setattr(layers, "_read_all", lambda *_a, **_k: pytest.fail("the extract was read"))
     for box_ in [(9.45, 47.0, 9.7, 47.3), (9.5 + STEP_DEG, 47.0, 9.9 + STEP_DEG, 47.6)]:
         layers._MEMO.clear()
         with layers.use_cache(ExtractCache(old, warn=warnings.append)):
@@ -329,7 +329,7 @@ def test_old_route_entries_read_the_same(helsinki, tmp_path, monkeypatch):
     columns = cache.load(key)
     assert {"bounds", "meta_at", "stop_ids_at"} <= set(columns)
     cache.store(key, {k: v for k, v in columns.items() if k != "bounds" and "_at" not in k})
-    monkeypatch.setattr(layers, "_read_all", lambda *_a: pytest.fail("the extract was read"))
+    monkeypatch.setattr(layers, "_read_all", lambda *_a, **_k: pytest.fail("the extract was read"))
     warnings = []
     tile0 = _stop_bounds(read_routes(HELSINKI))
     for box_ in [tile0, (24.9, 60.1, 25.4, 60.6), (24.94, 60.17, 24.945, 60.175), None]:

@@ -14,6 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
+import numpy as np
 import osmium
 import osmium.filter
 import pytest
@@ -275,3 +276,21 @@ def test_a_damaged_file_is_one_line_naming_it(tmp_path, damage):
         one_pass.read_layers(path, (index.keeps, index.prefilter()), routes=("bus",))
     message = str(info.value)
     assert "\n" not in message and path.name in message and ".osm.pbf" in message
+
+
+@pytest.mark.parametrize("pyosmium", [False, True], ids=["compiled", "pyosmium"])
+def test_areas_read_as_wkb_make_the_same_cache_columns(pyosmium, monkeypatch):
+    """The cache's reads keep the areas as WKB (never an extract's areas as geometry at
+    once): the same bytes, and the same cache columns, as from their geometry."""
+    if pyosmium:
+        monkeypatch.setenv("STATIONS_GENERATOR_PYOSMIUM_READER", "1")
+    index = layers._default_index()
+    as_geometry = layers._read_all(LIECHTENSTEIN, index)
+    as_wkb = layers._read_all(LIECHTENSTEIN, index, areas_as_wkb=True)
+    for name in layers.AREA_LAYERS:
+        assert as_geometry[name], name
+        assert [(k, t, g.wkb) for k, t, g in as_geometry[name]] == as_wkb[name]
+        want = layers._columns(name, as_geometry[name])
+        got = layers._columns(name, as_wkb[name])
+        assert want.keys() == got.keys()
+        assert all(np.array_equal(want[c], got[c]) for c in want), name
