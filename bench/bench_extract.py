@@ -21,7 +21,9 @@ In ONE run, for each size, each a fresh process (wall and CPU seconds, peak RSS)
   (1 tile), cached and uncached.
 
 Targets (issue 41): first ≤ 1.0× tags-filter (same tags) at 32 and 256 tiles, cached
-≤ 0.25× first, peak ≤ 1.0 GB at every size, growth < 0.5 MiB/tile.
+≤ 0.25× first, peak ≤ 1.0 GB at every size, growth < 0.5 MiB/tile. It says which PBF
+reader ran (the compiled one where built; ``STATIONS_GENERATOR_PYOSMIUM_READER=1`` runs
+the pyosmium reader, for comparison).
 
     python bench/bench_extract.py [--tiles 32 256 1024] [--extract-dir DIR] [--commands]
 
@@ -305,6 +307,12 @@ def main() -> None:
     if opts.probe:
         probe(opts.probe, opts.unfiltered)
         return
+    from stations_generator.cli import pbf_reader_build
+
+    reader = pbf_reader_build()
+    if os.environ.get("STATIONS_GENERATOR_PYOSMIUM_READER", "") not in ("", "0"):
+        reader = "pyosmium (STATIONS_GENERATOR_PYOSMIUM_READER)"
+    print(f"PBF reader: {reader}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         expressions = tags_filter_expressions(folder)
