@@ -294,3 +294,22 @@ def test_areas_read_as_wkb_make_the_same_cache_columns(pyosmium, monkeypatch):
         got = layers._columns(name, as_wkb[name])
         assert want.keys() == got.keys()
         assert all(np.array_equal(want[c], got[c]) for c in want), name
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_file_with_flipped_bytes_reads_or_is_one_line(tmp_path, seed):
+    """Bytes flipped anywhere in a real extract (its blocks' headers, their compressed
+    data, the objects inside): the read gives layers or one InputError naming the file,
+    never another error (nor a crash of the compiled reader)."""
+    rng = np.random.default_rng(seed)
+    data = bytearray((EXTRACTS / "monaco-2016.osm.pbf").read_bytes())
+    for i in rng.integers(0, len(data), size=int(rng.choice([1, 5, 50]))):
+        data[i] ^= int(rng.integers(1, 256))
+    path = tmp_path / "flipped.osm.pbf"
+    path.write_bytes(bytes(data))
+    try:
+        found = layers._read_all(path, layers._default_index())
+    except InputError as exc:
+        assert "\n" not in str(exc) and path.name in str(exc)
+    else:
+        assert set(found) >= {"points", "routes", *layers.AREA_LAYERS, *layers.LINE_LAYERS}
