@@ -296,6 +296,7 @@ def test_areas_read_as_wkb_make_the_same_cache_columns(pyosmium, monkeypatch):
         assert all(np.array_equal(want[c], got[c]) for c in want), name
 
 
+@pytest.mark.slow  # a corpus (12 reads)
 @pytest.mark.parametrize("seed", range(12))
 def test_a_file_with_flipped_bytes_reads_or_is_one_line(tmp_path, seed):
     """Bytes flipped anywhere in a real extract (its blocks' headers, their compressed
