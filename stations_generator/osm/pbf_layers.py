@@ -43,6 +43,8 @@ pyosmium without it, for files in other formats, and for a PBF file the reader d
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,22 +99,25 @@ class _CompiledRead:
         self.finds = LayerFinds(
             points, areas, lines, routes, fresh_tags=True, areas_as_wkb=areas_as_wkb
         )
-        try:
+        with self._errors():
             self.reader = pbf_reader.PbfReader(str(path))
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """The reader's errors as the caller takes them: a file it cannot read this way
+        (ValueError) is :class:`Declined`, a damaged one an InputError naming it."""
+        try:
+            yield
         except ValueError as exc:
             raise Declined(str(exc)) from None
         except (RuntimeError, OSError) as exc:
-            raise read_error(path, exc) from exc
+            raise read_error(self.path, exc) from exc
 
     def _steps(self):
         """The current read's batches (the reader, positioned on each)."""
         while True:
-            try:
+            with self._errors():
                 more = self.reader.step()
-            except ValueError as exc:
-                raise Declined(str(exc)) from None
-            except (RuntimeError, OSError) as exc:
-                raise read_error(self.path, exc) from exc
             if not more:
                 return
             yield self.reader
@@ -135,10 +140,11 @@ class _CompiledRead:
         return {**result, **f.shape_layers()}
 
     def _locate(self, ids: list[int]) -> dict[int, tuple[float, float]]:
-        lon, lat, found = self.reader.locations(np.asarray(ids, dtype=np.int64))
+        wanted = np.asarray(ids, dtype=np.int64)
+        lon, lat, found = self.reader.locations(wanted)
         return dict(
             zip(
-                np.asarray(ids, dtype=np.int64)[found].tolist(),
+                wanted[found].tolist(),
                 zip(lon[found].tolist(), lat[found].tolist(), strict=True),
                 strict=True,
             )
@@ -159,14 +165,14 @@ class _CompiledRead:
             ids = batch.ids().tolist()
             if not ids:
                 continue
-            ends = batch.member_ends().tolist()
+            at = batch.member_offsets().tolist()
             types = batch.member_types()
             refs = batch.member_refs()
             for i, (rid, tags) in enumerate(zip(ids, batch.tags(), strict=True)):
                 point, route, assemble = f.relation_kinds(tags)
                 if not (point or route or assemble):
                     continue
-                start, end = (ends[i - 1] if i else 0), ends[i]
+                start, end = at[i], at[i + 1]
                 if point:
                     f.point_rels[rid] = (
                         f.keep_tags(tags),
@@ -199,11 +205,10 @@ class _CompiledRead:
             self.reader.ask_relations(np.asarray(child_ids, dtype=np.int64))
             self.reader.start(pbf_reader.RELATIONS_BY_ID)
             for batch in self._steps():
-                ends = batch.member_ends().tolist()
+                at = batch.member_offsets().tolist()
                 types, refs = batch.member_types(), batch.member_refs()
                 for i, rid in enumerate(batch.ids().tolist()):
-                    start, end = (ends[i - 1] if i else 0), ends[i]
-                    nodes, ways, _ = _members(types[start:end], refs[start:end])
+                    nodes, ways, _ = _members(types[at[i] : at[i + 1]], refs[at[i] : at[i + 1]])
                     children[rid] = (nodes, ways)
         for rid, (tags, nodes, ways, rels) in f.point_rels.items():
             extra = [children[c] for c in rels.tolist() if c in children]
@@ -267,13 +272,13 @@ class _CompiledRead:
         f = self.finds
         ids = batch.ids().tolist()
         lon, lat = batch.lon().tolist(), batch.lat().tolist()
-        ends = batch.coord_ends().tolist()
+        at = batch.coord_offsets().tolist()
         coords = batch.coords()
         for i, (kind, oid, tags) in enumerate(zip(kinds, ids, batch.tags(), strict=True)):
             if kind == ord("n"):
                 f.node(oid, lat[i], lon[i], tags)
                 continue
-            xy = coords[(ends[i - 1] if i else 0) : ends[i]]
+            xy = coords[at[i] : at[i + 1]]
             f.way(oid, tags, lambda xy=xy: _extent(xy), lambda xy=xy: _vertices(xy))
 
 

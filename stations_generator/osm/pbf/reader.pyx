@@ -94,31 +94,42 @@ cdef list _tag_dicts(const vector[uint32_t]& ends, const vector[const char*]& ke
     return out
 
 
-cdef object _int64s(const vector[int64_t]& v):
-    out = np.empty(v.size(), dtype=np.int64)
-    cdef int64_t[:] view = out
-    cdef size_t i
-    for i in range(v.size()):
-        view[i] = v[i]
+ctypedef fused column_t:
+    int64_t
+    uint32_t
+    double
+
+
+cdef object _array(const column_t* data, size_t n):
+    """A copy of ``n`` values at ``data`` as a numpy array: int64, float64, or (offsets)
+    uint32 as int64."""
+    dtype = np.float64 if column_t is double else np.int64
+    if n == 0:
+        return np.empty(0, dtype=dtype)
+    return np.array(<column_t[:n]> <column_t*> data, dtype=dtype)
+
+
+cdef object _offsets(const vector[uint32_t]& ends):
+    """Where each object's items start, and past the last one's end (n + 1 values, the
+    first 0), from their ends."""
+    out = np.zeros(ends.size() + 1, dtype=np.int64)
+    if ends.size():
+        out[1:] = _array(ends.data(), ends.size())
     return out
 
 
-cdef object _uint32s(const vector[uint32_t]& v):
-    out = np.empty(v.size(), dtype=np.int64)
-    cdef int64_t[:] view = out
-    cdef size_t i
-    for i in range(v.size()):
-        view[i] = v[i]
-    return out
+cdef bytes _chars(const vector[char]& v):
+    """A vector of one-byte codes as bytes."""
+    return v.data()[:v.size()] if v.size() else b""
 
 
-cdef object _doubles(const vector[double]& v):
-    out = np.empty(v.size(), dtype=np.float64)
-    cdef double[:] view = out
-    cdef size_t i
-    for i in range(v.size()):
-        view[i] = v[i]
-    return out
+cdef void _fill(TagFilter* tag_filter, pairs, keys):
+    """``tag_filter`` made to let through the objects with one of ``pairs`` or ``keys``."""
+    tag_filter.clear()
+    for k, v in pairs:
+        tag_filter.add_pair(k.encode(), v.encode())
+    for k in keys:
+        tag_filter.add_key(k.encode())
 
 
 cdef const int64_t* _ids_pointer(const int64_t[::1] ids):
@@ -164,29 +175,17 @@ cdef class PbfReader:
 
     def set_filter(self, pairs, keys, auto_keep=False) -> None:
         """The next read's candidates: objects with one of ``pairs`` or of ``keys``."""
-        self.reader.filter.clear()
-        for k, v in pairs:
-            self.reader.filter.add_pair(k.encode(), v.encode())
-        for k in keys:
-            self.reader.filter.add_key(k.encode())
+        _fill(&self.reader.filter, pairs, keys)
         self.reader.auto_keep = bool(auto_keep)
 
     def set_area_filter(self, pairs, keys) -> None:
         """The assembled areas that come out: those with one of ``pairs`` or ``keys``."""
-        self.reader.area_filter.clear()
-        for k, v in pairs:
-            self.reader.area_filter.add_pair(k.encode(), v.encode())
-        for k in keys:
-            self.reader.area_filter.add_key(k.encode())
+        _fill(&self.reader.area_filter, pairs, keys)
 
     def set_way_filter(self, pairs, keys) -> None:
         """The tracked ways the geometry read offers: those with one of ``pairs`` or
         ``keys`` (and those :meth:`offer_ways` names)."""
-        self.reader.way_filter.clear()
-        for k, v in pairs:
-            self.reader.way_filter.add_pair(k.encode(), v.encode())
-        for k in keys:
-            self.reader.way_filter.add_key(k.encode())
+        _fill(&self.reader.way_filter, pairs, keys)
 
     def offer_ways(self, ids) -> None:
         """Ways the geometry read offers whatever their tags (their extents are needed)."""
@@ -221,53 +220,53 @@ cdef class PbfReader:
         self.reader.keep_way(i)
 
     def finish_ways(self):
-        return _int64s(self.reader.finish_ways())
+        cdef vector[int64_t] incomplete = self.reader.finish_ways()
+        return _array(incomplete.data(), incomplete.size())
 
     # -- the current batch ------------------------------------------------------------
 
     def kinds(self) -> bytes:
-        cdef size_t n = self.reader.batch.kind.size()
-        return self.reader.batch.kind.data()[:n] if n else b""
+        return _chars(self.reader.batch.kind)
 
     def ids(self):
-        return _int64s(self.reader.batch.id)
+        return _array(self.reader.batch.id.data(), self.reader.batch.id.size())
 
     def tags(self) -> list:
         return _tag_dicts(self.reader.batch.tag_end, self.reader.batch.keys,
                           self.reader.batch.values)
 
     def lon(self):
-        return _doubles(self.reader.batch.lon)
+        return _array(self.reader.batch.lon.data(), self.reader.batch.lon.size())
 
     def lat(self):
-        return _doubles(self.reader.batch.lat)
+        return _array(self.reader.batch.lat.data(), self.reader.batch.lat.size())
 
-    def member_ends(self):
-        return _uint32s(self.reader.batch.member_end)
+    def member_offsets(self):
+        """Where each relation's members start in the member columns (n + 1 values)."""
+        return _offsets(self.reader.batch.member_end)
 
     def member_types(self) -> bytes:
-        cdef size_t n = self.reader.batch.member_type.size()
-        return self.reader.batch.member_type.data()[:n] if n else b""
+        return _chars(self.reader.batch.member_type)
 
     def member_refs(self):
-        return _int64s(self.reader.batch.member_ref)
+        return _array(self.reader.batch.member_ref.data(), self.reader.batch.member_ref.size())
 
     def member_roles(self, size_t start, size_t end) -> list:
         cdef size_t j
         return [_text(self.reader.batch.member_role[j]) for j in range(start, end)]
 
-    def coord_ends(self):
-        return _uint32s(self.reader.batch.coord_end)
+    def coord_offsets(self):
+        """Where each way's vertices start in :meth:`coords` (n + 1 values)."""
+        return _offsets(self.reader.batch.coord_end)
 
     def coords(self):
-        return _doubles(self.reader.batch.coords).reshape(-1, 2)
+        return _array(self.reader.batch.coords.data(), self.reader.batch.coords.size()).reshape(-1, 2)
 
     def area_ids(self):
-        return _int64s(self.reader.batch.area_id)
+        return _array(self.reader.batch.area_id.data(), self.reader.batch.area_id.size())
 
     def area_from_way(self) -> bytes:
-        cdef size_t n = self.reader.batch.area_from_way.size()
-        return self.reader.batch.area_from_way.data()[:n] if n else b""
+        return _chars(self.reader.batch.area_from_way)
 
     def area_tags(self) -> list:
         return _tag_dicts(self.reader.batch.area_tag_end, self.reader.batch.area_keys,
